@@ -1,0 +1,15 @@
+// carbon-cli subcommands; each returns the process exit status and throws carbon::Error on bad
+// input (main prints it to stderr and exits 1).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace carbon::cli {
+
+int cmd_bench(const std::vector<std::string>& args);
+// Peak resident set size of this process in bytes (VmHWM), 0 when unknown.
+size_t peak_rss_bytes();
+std::string human_bytes(double bytes);
+
+}  // namespace carbon::cli

@@ -1,0 +1,190 @@
+// carbon-cli: the engine's command-line front end (no Qt, no SQLite). Subcommands:
+// make-test-model, info, generate, bench.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "carbon/generate.h"
+#include "carbon/model.h"
+#include "carbon/rope.h"
+#include "carbon/test_model.h"
+#include "cli_args.h"
+#include "commands.h"
+
+namespace carbon::cli {
+
+namespace {
+
+const char* kUsage = R"(carbon-cli: the Carbon Studio engine from the command line
+
+usage:
+  carbon-cli make-test-model --out DIR [--preset tiny|carbon-500m|carbon-3b|carbon-8b] [--seed N]
+             [--layers N] [--hidden N] [--intermediate N] [--heads N] [--kv-heads N] [--head-dim N]
+             [--dtype bf16|f16|f32] [--tie|--untie] [--rope none|yarn|llama3] [--rope-theta X]
+             [--shard-mb N] [--compact-vocab] [--list-kmers] [--rope-parameters-form]
+  carbon-cli info --model DIR
+  carbon-cli generate --model DIR [--context ACGT...] [--tags TEXT] --tokens N [--count N]
+             [--temperature T] [--top-p P] [--seed N] [--backend auto|cpu|cuda] [--threads N]
+  carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N] [--batches 1,8]
+             [--repeat N] [--json FILE]
+
+Errors go to stderr with exit status 1.
+)";
+
+std::string human(double bytes) { return human_bytes(bytes); }
+
+DType parse_dtype(const std::string& s) {
+    if (s == "bf16" || s == "bfloat16") return DType::BF16;
+    if (s == "f16" || s == "float16") return DType::F16;
+    if (s == "f32" || s == "float32") return DType::F32;
+    throw Error("unknown dtype '" + s + "' (expected bf16, f16 or f32)");
+}
+
+int cmd_make_test_model(const std::vector<std::string>& argv) {
+    Args a(argv, {"out", "preset", "seed", "layers", "hidden", "intermediate", "heads", "kv-heads", "head-dim", "dtype", "rope",
+                  "rope-theta", "shard-mb", "max-position"},
+           {"tie", "untie", "compact-vocab", "list-kmers", "rope-parameters-form"});
+    TestModelOptions o;
+    o.preset = a.get_or("preset", "tiny");
+    o.seed = uint64_t(a.integer("seed", 0, 0, (1ll << 62)));
+    auto opt = [&](const char* n, std::optional<int>& field) {
+        if (auto v = a.optional_integer(n, 1, 1 << 20)) field = int(*v);
+    };
+    opt("layers", o.layers);
+    opt("hidden", o.hidden);
+    opt("intermediate", o.intermediate);
+    opt("heads", o.heads);
+    opt("kv-heads", o.kv_heads);
+    opt("head-dim", o.head_dim);
+    opt("max-position", o.max_position);
+    if (a.flag("tie") && a.flag("untie")) throw Error("--tie and --untie exclude each other");
+    if (a.flag("tie")) o.tie = true;
+    if (a.flag("untie")) o.tie = false;
+    o.dtype = parse_dtype(a.get_or("dtype", "bf16"));
+    o.rope = a.get_or("rope", "none");
+    o.rope_theta = a.number("rope-theta", 0, 0, 1e12);
+    o.shard_bytes = size_t(a.integer("shard-mb", 0, 0, 1 << 20)) << 20;
+    o.compact_vocab = a.flag("compact-vocab");
+    o.list_kmers = a.flag("list-kmers");
+    o.rope_parameters_form = a.flag("rope-parameters-form");
+    const std::string out = a.required("out");
+    const ModelConfig c = test_model_config(o);
+    std::fprintf(stderr, "writing %s checkpoint (%s parameters, %s) to %s\n", o.preset.c_str(),
+                 std::to_string(c.parameter_count()).c_str(), dtype_name(o.dtype), out.c_str());
+    int last = -1;
+    make_test_model(out, o, [&](size_t done, size_t total) {
+        int pct = total ? int(100.0 * double(done) / double(total)) : 100;
+        if (pct / 10 != last / 10) std::fprintf(stderr, "  %3d%%\n", pct);
+        last = pct;
+        return true;
+    });
+    std::printf("%s\n", out.c_str());
+    return 0;
+}
+
+int cmd_info(const std::vector<std::string>& argv) {
+    Args a(argv, {"model", "threads"}, {});
+    ModelOptions mo;
+    mo.backend = BackendKind::Cpu;
+    mo.threads = int(a.integer("threads", 0, 0, 1024));
+    auto m = Model::load(a.required("model"), mo);
+    const ModelConfig& c = m->config();
+    const Tokenizer& t = m->tokenizer();
+    const MemoryPlan plan = m->backend().memory_plan();
+    std::ostringstream os;
+    os << "model         " << m->checkpoint().dir().string() << "\n";
+    os << "architecture  " << c.model_type << " (" << (c.architectures.empty() ? "?" : c.architectures[0]) << ")\n";
+    char params[32];
+    std::snprintf(params, sizeof params, "%.3g M", double(c.parameter_count()) / 1e6);
+    os << "parameters    " << c.parameter_count() << " (" << params << ")\n";
+    os << "layers        " << c.num_hidden_layers << ", hidden " << c.hidden_size << ", FFN " << c.intermediate_size << "\n";
+    os << "attention     " << c.num_attention_heads << " heads, " << c.num_key_value_heads << " KV heads, head_dim " << c.head_dim << "\n";
+    os << "vocabulary    " << c.vocab_size << (c.tie_word_embeddings ? ", tied input/output embeddings" : ", separate lm_head") << "\n";
+    os << "dtype         " << dtype_name(m->checkpoint().weights().dtype) << " (config torch_dtype " << dtype_name(c.torch_dtype) << ")\n";
+    os << "context       " << c.max_position_embeddings << " tokens (~" << c.max_position_embeddings * 6 / 1000 << " kbp)\n";
+    os << "rope          theta " << c.rope_theta << ", scaling " << rope_type_name(c.rope_scaling.type);
+    if (c.rope_scaling.type != RopeType::Default) {
+        os << " (factor " << c.rope_scaling.factor << ", original context " << c.rope_scaling.original_max_position_embeddings;
+        if (c.rope_scaling.type == RopeType::Yarn) os << ", attention factor " << compute_rope(c).attention_scaling;
+        os << ")";
+    }
+    os << "\n";
+    os << "weights       " << m->checkpoint().archive().files().size() << " file(s), " << human(double(plan.weights)) << "\n";
+    os << "tokenizer     " << t.info().source << " (class " << (t.info().tokenizer_class.empty() ? "?" : t.info().tokenizer_class) << ")\n";
+    os << "DNA tags      <dna>=" << t.dna_open_id() << " </dna>=" << t.dna_close_id() << " <oov>=" << t.oov_id() << "\n";
+    os << "6-mer ids     " << t.kmer_id(0) << ".." << t.kmer_id(kNumKmers - 1) << " (AAAAAA..GGGGGG), " << t.info().kmer_ids_from << "\n";
+    os << "text BPE      " << t.info().bpe_vocab_size << " tokens, " << t.info().num_merges << " merges, pre-tokenizer "
+       << t.info().pretokenizer << (t.info().nfc ? ", NFC" : "") << " (" << t.info().bpe_from << ")\n";
+    const double kv_ctx = double(plan.kv_per_token) * c.max_position_embeddings;
+    os << "memory        weights " << human(double(plan.weights)) << " (memory-mapped); KV cache " << human(double(plan.kv_per_token))
+       << "/token fp32, " << human(kv_ctx) << " for one full-context sequence\n";
+    os << "backend       " << m->backend().describe() << "\n";
+    std::cout << os.str();
+    return 0;
+}
+
+int cmd_generate(const std::vector<std::string>& argv) {
+    Args a(argv, {"model", "context", "tags", "tokens", "count", "temperature", "top-p", "seed", "backend", "threads"}, {});
+    ModelOptions mo;
+    mo.backend = parse_backend_kind(a.get_or("backend", "auto"));
+    mo.threads = int(a.integer("threads", 0, 0, 1024));
+    auto m = Model::load(a.required("model"), mo);
+    if (!m->notice().empty()) std::fprintf(stderr, "note: %s\n", m->notice().c_str());
+    DnaEncoding enc = m->tokenizer().encode_prompt(a.get_or("tags", ""), a.get_or("context", ""), false);
+    for (const DnaNotice& n : enc.notices)
+        std::fprintf(stderr, "note: context position %zu (%zu base%s): %s\n", n.position + 1, n.count, n.count == 1 ? "" : "s",
+                     n.kind == DnaNotice::Lowercase ? "lowercase upper-cased" : "not A/C/G/T, its 6-mer is <oov>");
+    if (enc.n_padding)
+        throw Error("--context length " + std::to_string(enc.n_bases) +
+                    " is not a multiple of 6: direct 6-mer generation continues whole tokens (base-level generation handles any length)");
+    DirectGenerationRequest req;
+    req.prompt = enc.ids;
+    req.n_tokens = size_t(a.integer("tokens", 0, 1, 1 << 20));
+    if (!a.get("tokens")) throw Error("missing required option --tokens");
+    req.n_sequences = size_t(a.integer("count", 1, 1, 4096));
+    req.sampling.temperature = float(a.number("temperature", 0.0, 0.0, 100.0));
+    req.sampling.top_p = float(a.number("top-p", 1.0, 1e-6, 1.0));
+    req.sampling.seed = uint64_t(a.integer("seed", 0, 0, (1ll << 62)));
+    const auto t0 = std::chrono::steady_clock::now();
+    auto designs = generate_direct(m->backend(), m->tokenizer(), req);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (size_t i = 0; i < designs.size(); ++i) {
+        std::string bases;
+        for (int idx : designs[i]) bases += Tokenizer::kmer_text(idx);
+        std::printf(">design_%zu mode=direct tokens=%zu temperature=%g top_p=%g seed=%llu\n%s\n", i + 1, designs[i].size(),
+                    double(req.sampling.temperature), double(req.sampling.top_p), (unsigned long long)req.sampling.seed,
+                    bases.c_str());
+    }
+    const double bp = double(req.n_tokens * req.n_sequences * 6);
+    std::fprintf(stderr, "%zu design(s), %.0f bp in %.2f s (%.0f bp/s) on %s\n", designs.size(), bp, s, bp / s,
+                 m->backend().describe().c_str());
+    return 0;
+}
+
+}  // namespace
+
+}  // namespace carbon::cli
+
+int main(int argc, char** argv) {
+    using namespace carbon::cli;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        std::fputs(kUsage, args.empty() ? stderr : stdout);
+        return args.empty() ? 1 : 0;
+    }
+    const std::string cmd = args[0];
+    args.erase(args.begin());
+    try {
+        if (cmd == "make-test-model") return cmd_make_test_model(args);
+        if (cmd == "info") return cmd_info(args);
+        if (cmd == "generate") return cmd_generate(args);
+        if (cmd == "bench") return cmd_bench(args);
+        std::fprintf(stderr, "carbon-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "carbon-cli %s: error: %s\n", cmd.c_str(), e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,104 @@
+// Shared basics of the engine: the error type every loader and runner throws, tensor element
+// types, and exact bf16/f16 <-> f32 conversions (round-to-nearest-even, as PyTorch does).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace carbon {
+
+// Every user-facing failure of the engine: the message names what and where (file, tensor,
+// position) and is meant to be shown as is.
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class DType : uint8_t { F32, F16, BF16 };
+
+inline const char* dtype_name(DType t) {
+    switch (t) {
+        case DType::F32: return "float32";
+        case DType::F16: return "float16";
+        case DType::BF16: return "bfloat16";
+    }
+    return "?";
+}
+inline size_t dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
+
+inline float bf16_to_f32(uint16_t h) {
+    uint32_t bits = uint32_t(h) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+inline uint16_t f32_to_bf16(float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return uint16_t((bits >> 16) | 0x40);  // quiet NaN
+    bits += 0x7fffu + ((bits >> 16) & 1u);
+    return uint16_t(bits >> 16);
+}
+
+inline float f16_to_f32(uint16_t h) {
+    uint32_t sign = uint32_t(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t mant = h & 0x3ffu;
+    uint32_t bits;
+    if (exp == 0) {
+        if (mant == 0) {
+            bits = sign;
+        } else {  // subnormal: normalize
+            int e = -1;
+            do { ++e; mant <<= 1; } while ((mant & 0x400u) == 0);
+            bits = sign | (uint32_t(127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000u | (mant << 13);
+    } else {
+        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+    }
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+inline uint16_t f32_to_f16(float f) {
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u) return uint16_t(sign | 0x7e00u);
+    if (ax >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // overflow (after rounding) -> inf
+    if (ax < 0x38800000u) {                                 // subnormal or zero in f16
+        if (ax < 0x33000000u) return uint16_t(sign);
+        uint32_t e = ax >> 23;                      // 102..112
+        uint32_t m = (ax & 0x7fffffu) | 0x800000u;  // implicit leading one
+        uint32_t shift = 126 - e;                   // to units of 2^-24
+        uint32_t res = m >> shift;
+        uint32_t rem = m & ((1u << shift) - 1);
+        uint32_t halfway = 1u << (shift - 1);
+        if (rem > halfway || (rem == halfway && (res & 1u))) ++res;
+        return uint16_t(sign | res);
+    }
+    uint32_t res = ((ax >> 13) - (112u << 10));
+    uint32_t rem = ax & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (res & 1u))) ++res;
+    return uint16_t(sign | res);
+}
+
+// Reads element i of a raw tensor of type t as f32.
+inline float load_as_f32(const void* data, DType t, size_t i) {
+    switch (t) {
+        case DType::F32: return static_cast<const float*>(data)[i];
+        case DType::F16: return f16_to_f32(static_cast<const uint16_t*>(data)[i]);
+        case DType::BF16: return bf16_to_f32(static_cast<const uint16_t*>(data)[i]);
+    }
+    return 0.f;
+}
+
+}  // namespace carbon

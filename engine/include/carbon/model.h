@@ -1,0 +1,45 @@
+// A loaded Carbon model: checkpoint (memory-mapped), tokenizer and the backend that runs it.
+// Held by pointer because the backend refers to the checkpoint's mapped weights.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "carbon/backend.h"
+#include "carbon/checkpoint.h"
+#include "carbon/tokenizer.h"
+
+namespace carbon {
+
+enum class BackendKind { Auto, Cpu, Cuda };
+BackendKind parse_backend_kind(const std::string& text);  // "auto" | "cpu" | "cuda", Error otherwise
+const char* backend_kind_name(BackendKind kind);
+
+struct ModelOptions {
+    BackendKind backend = BackendKind::Auto;
+    int threads = 0;  // CPU threads; <= 0: all cores
+};
+
+class Model {
+public:
+    // Opens checkpoint and tokenizer, checks they agree (every DNA id inside vocab_size), and
+    // starts the backend. With Auto and no usable GPU, runs on the CPU and says so in notice().
+    static std::unique_ptr<Model> load(const std::filesystem::path& dir, const ModelOptions& options = {});
+
+    const Checkpoint& checkpoint() const { return checkpoint_; }
+    const ModelConfig& config() const { return checkpoint_.config(); }
+    const Tokenizer& tokenizer() const { return tokenizer_; }
+    Backend& backend() { return *backend_; }
+    // A one-time message for the user about the backend choice (empty when nothing to say).
+    const std::string& notice() const { return notice_; }
+
+private:
+    Model(Checkpoint checkpoint, Tokenizer tokenizer);
+    Checkpoint checkpoint_;
+    Tokenizer tokenizer_;
+    std::unique_ptr<Backend> backend_;
+    std::string notice_;
+};
+
+}  // namespace carbon

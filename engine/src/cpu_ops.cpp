@@ -1,0 +1,276 @@
+// CPU kernels: weight-stationary matmul over f32/f16/bf16 weights, RMSNorm, SwiGLU. The matmul
+// converts a panel of weight rows to f32 once and reuses it for every activation row when there
+// are several (prefill); with one or two rows (decode) it streams the weights and converts on the
+// fly, since decode is bound by reading each weight once.
+#include "cpu_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define CARBON_X86 1
+#endif
+
+namespace carbon::cpu {
+
+namespace {
+
+bool detect_simd() {
+#if CARBON_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+#else
+    return false;
+#endif
+}
+const bool g_simd = detect_simd();
+
+// ---- portable paths -------------------------------------------------------------------------
+
+void convert_row_scalar(const WeightMatrix& w, size_t row, float* out) {
+    const size_t k = w.cols;
+    switch (w.dtype) {
+        case DType::F32: std::copy_n(static_cast<const float*>(w.data) + row * k, k, out); break;
+        case DType::BF16: {
+            const uint16_t* p = static_cast<const uint16_t*>(w.data) + row * k;
+            for (size_t i = 0; i < k; ++i) out[i] = bf16_to_f32(p[i]);
+            break;
+        }
+        case DType::F16: {
+            const uint16_t* p = static_cast<const uint16_t*>(w.data) + row * k;
+            for (size_t i = 0; i < k; ++i) out[i] = f16_to_f32(p[i]);
+            break;
+        }
+    }
+}
+
+float dot_scalar(const float* a, const float* b, size_t k) {
+    // Four partial sums, like the vector path, so both round similarly.
+    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t i = 0;
+    for (; i + 4 <= k; i += 4) {
+        s0 += a[i] * b[i];
+        s1 += a[i + 1] * b[i + 1];
+        s2 += a[i + 2] * b[i + 2];
+        s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < k; ++i) s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
+#if CARBON_X86
+// ---- AVX2 paths -----------------------------------------------------------------------------
+#define CARBON_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+CARBON_AVX2 inline float hsum(__m256 v) {
+    __m128 lo = _mm256_castps256_ps128(v);
+    __m128 hi = _mm256_extractf128_ps(v, 1);
+    lo = _mm_add_ps(lo, hi);
+    __m128 sh = _mm_movehdup_ps(lo);
+    lo = _mm_add_ps(lo, sh);
+    sh = _mm_movehl_ps(sh, lo);
+    lo = _mm_add_ss(lo, sh);
+    return _mm_cvtss_f32(lo);
+}
+
+template <DType T>
+CARBON_AVX2 inline __m256 load8t(const void* base, size_t i) {
+    if constexpr (T == DType::F32) {
+        return _mm256_loadu_ps(static_cast<const float*>(base) + i);
+    } else {
+        __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(base) + i));
+        if constexpr (T == DType::BF16) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+        else return _mm256_cvtph_ps(h);
+    }
+}
+
+template <DType T>
+CARBON_AVX2 void convert_row_avx2_t(const uint16_t* p, size_t k, float* out) {
+    size_t i = 0;
+    for (; i + 8 <= k; i += 8) _mm256_storeu_ps(out + i, load8t<T>(p, i));
+    for (; i < k; ++i) out[i] = load_as_f32(p, T, i);
+}
+
+CARBON_AVX2 void convert_row_avx2(const WeightMatrix& w, size_t row, float* out) {
+    const size_t k = w.cols;
+    if (w.dtype == DType::F32) {
+        std::copy_n(static_cast<const float*>(w.data) + row * k, k, out);
+        return;
+    }
+    const uint16_t* p = static_cast<const uint16_t*>(w.data) + row * k;
+    if (w.dtype == DType::BF16) convert_row_avx2_t<DType::BF16>(p, k, out);
+    else convert_row_avx2_t<DType::F16>(p, k, out);
+}
+
+// Streams weight rows against m <= 2 activation rows: the decode path. Four independent
+// accumulators per activation row hide the FMA latency; the dtype is a template parameter so the
+// conversion is resolved outside the inner loop.
+template <DType T>
+CARBON_AVX2 void matvec_stream_avx2(const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
+                                    size_t j0, size_t j1, float* y, size_t ldy) {
+    const size_t k = w.cols, kv = k & ~size_t(7);
+    const size_t esz = dtype_size(T);
+    const float* x1 = x + (m > 1 ? ldx : 0);
+    for (size_t j = j0; j < j1; ++j) {
+        const size_t r = rows ? size_t(rows[j]) : j;
+        const uint8_t* wr = static_cast<const uint8_t*>(w.data) + r * k * esz;
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+        __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
+        size_t c = 0;
+        if (m == 1) {
+            for (; c + 32 <= kv; c += 32) {
+                a0 = _mm256_fmadd_ps(load8t<T>(wr, c), _mm256_loadu_ps(x + c), a0);
+                a1 = _mm256_fmadd_ps(load8t<T>(wr, c + 8), _mm256_loadu_ps(x + c + 8), a1);
+                a2 = _mm256_fmadd_ps(load8t<T>(wr, c + 16), _mm256_loadu_ps(x + c + 16), a2);
+                a3 = _mm256_fmadd_ps(load8t<T>(wr, c + 24), _mm256_loadu_ps(x + c + 24), a3);
+            }
+        } else {
+            for (; c + 16 <= kv; c += 16) {
+                const __m256 w0 = load8t<T>(wr, c), w1 = load8t<T>(wr, c + 8);
+                a0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x + c), a0);
+                a1 = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x + c + 8), a1);
+                b0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x1 + c), b0);
+                b1 = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x1 + c + 8), b1);
+            }
+        }
+        for (; c < kv; c += 8) {
+            const __m256 w0 = load8t<T>(wr, c);
+            a0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x + c), a0);
+            if (m > 1) b0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x1 + c), b0);
+        }
+        float s0 = hsum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+        float s1 = hsum(_mm256_add_ps(b0, b1));
+        for (; c < k; ++c) {
+            const float wv = load_as_f32(wr, T, c);
+            s0 += wv * x[c];
+            s1 += wv * x1[c];
+        }
+        y[j] = s0;
+        if (m > 1) y[ldy + j] = s1;
+    }
+}
+
+// 3 activation rows x 4 weight rows register tile over f32 panels: 12 accumulators, 3 x loads and
+// one weight load live at a time (16 ymm registers).
+CARBON_AVX2 void tile_3x4(const float* x, size_t ldx, const float* wp, size_t k, size_t mt, size_t nt, float* out,
+                          size_t ldo) {
+    __m256 acc[3][4];
+    for (auto& row : acc)
+        for (auto& a : row) a = _mm256_setzero_ps();
+    const size_t kv = k & ~size_t(7);
+    const float* x0 = x;
+    const float* x1 = x + (mt > 1 ? ldx : 0);
+    const float* x2 = x + (mt > 2 ? 2 * ldx : 0);
+    const float* w0 = wp;
+    const float* w1 = wp + (nt > 1 ? k : 0);
+    const float* w2 = wp + (nt > 2 ? 2 * k : 0);
+    const float* w3 = wp + (nt > 3 ? 3 * k : 0);
+    for (size_t c = 0; c < kv; c += 8) {
+        __m256 a = _mm256_loadu_ps(x0 + c), b = _mm256_loadu_ps(x1 + c), d = _mm256_loadu_ps(x2 + c);
+        __m256 wv = _mm256_loadu_ps(w0 + c);
+        acc[0][0] = _mm256_fmadd_ps(a, wv, acc[0][0]);
+        acc[1][0] = _mm256_fmadd_ps(b, wv, acc[1][0]);
+        acc[2][0] = _mm256_fmadd_ps(d, wv, acc[2][0]);
+        wv = _mm256_loadu_ps(w1 + c);
+        acc[0][1] = _mm256_fmadd_ps(a, wv, acc[0][1]);
+        acc[1][1] = _mm256_fmadd_ps(b, wv, acc[1][1]);
+        acc[2][1] = _mm256_fmadd_ps(d, wv, acc[2][1]);
+        wv = _mm256_loadu_ps(w2 + c);
+        acc[0][2] = _mm256_fmadd_ps(a, wv, acc[0][2]);
+        acc[1][2] = _mm256_fmadd_ps(b, wv, acc[1][2]);
+        acc[2][2] = _mm256_fmadd_ps(d, wv, acc[2][2]);
+        wv = _mm256_loadu_ps(w3 + c);
+        acc[0][3] = _mm256_fmadd_ps(a, wv, acc[0][3]);
+        acc[1][3] = _mm256_fmadd_ps(b, wv, acc[1][3]);
+        acc[2][3] = _mm256_fmadd_ps(d, wv, acc[2][3]);
+    }
+    const float* xs[3] = {x0, x1, x2};
+    const float* ws[4] = {w0, w1, w2, w3};
+    for (size_t i = 0; i < mt; ++i)
+        for (size_t j = 0; j < nt; ++j) {
+            float s = hsum(acc[i][j]);
+            for (size_t c = kv; c < k; ++c) s += xs[i][c] * ws[j][c];
+            out[i * ldo + j] = s;
+        }
+}
+#endif  // CARBON_X86
+
+constexpr size_t kPanelRows = 16;  // weight rows converted to f32 at once per task
+
+}  // namespace
+
+bool simd_enabled() { return g_simd; }
+
+void load_row(const WeightMatrix& w, size_t row, float* out) {
+#if CARBON_X86
+    if (g_simd) return convert_row_avx2(w, row, out);
+#endif
+    convert_row_scalar(w, row, out);
+}
+
+void matmul_wt(ThreadPool& pool, const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
+               size_t n, float* y, size_t ldy) {
+    const size_t k = w.cols;
+    if (m == 0 || n == 0) return;
+#if CARBON_X86
+    if (g_simd && m <= 2) {
+        pool.parallel_for(n, 64, [&](size_t j0, size_t j1, int) {
+            switch (w.dtype) {
+                case DType::F32: return matvec_stream_avx2<DType::F32>(x, m, ldx, w, rows, j0, j1, y, ldy);
+                case DType::F16: return matvec_stream_avx2<DType::F16>(x, m, ldx, w, rows, j0, j1, y, ldy);
+                case DType::BF16: return matvec_stream_avx2<DType::BF16>(x, m, ldx, w, rows, j0, j1, y, ldy);
+            }
+        });
+        return;
+    }
+#endif
+    const size_t n_panels = (n + kPanelRows - 1) / kPanelRows;
+    pool.parallel_for(n_panels, 1, [&](size_t p0, size_t p1, int) {
+        thread_local std::vector<float> panel;
+        panel.resize(kPanelRows * k);
+        float tile_out[3 * 4];
+        for (size_t p = p0; p < p1; ++p) {
+            const size_t j0 = p * kPanelRows, nj = std::min(kPanelRows, n - j0);
+            for (size_t j = 0; j < nj; ++j) load_row(w, rows ? size_t(rows[j0 + j]) : j0 + j, panel.data() + j * k);
+#if CARBON_X86
+            if (g_simd) {
+                for (size_t i = 0; i < m; i += 3) {
+                    const size_t mt = std::min<size_t>(3, m - i);
+                    for (size_t j = 0; j < nj; j += 4) {
+                        const size_t nt = std::min<size_t>(4, nj - j);
+                        tile_3x4(x + i * ldx, ldx, panel.data() + j * k, k, mt, nt, tile_out, 4);
+                        for (size_t a = 0; a < mt; ++a)
+                            for (size_t b = 0; b < nt; ++b) y[(i + a) * ldy + j0 + j + b] = tile_out[a * 4 + b];
+                    }
+                }
+                continue;
+            }
+#endif
+            for (size_t i = 0; i < m; ++i)
+                for (size_t j = 0; j < nj; ++j) y[i * ldy + j0 + j] = dot_scalar(x + i * ldx, panel.data() + j * k, k);
+        }
+    });
+}
+
+void rmsnorm(const float* x, const void* weight, DType weight_dtype, size_t n, float eps, float* out) {
+    double ss = 0.0;  // transformers accumulates the mean in fp32; double here only tightens it
+    for (size_t i = 0; i < n; ++i) ss += double(x[i]) * double(x[i]);
+    const float inv = 1.0f / std::sqrt(float(ss / double(n)) + eps);
+    for (size_t i = 0; i < n; ++i) out[i] = load_as_f32(weight, weight_dtype, i) * (x[i] * inv);
+}
+
+void silu_mul(float* gate, const float* up, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        const float g = gate[i];
+        gate[i] = g / (1.0f + std::exp(-g)) * up[i];
+    }
+}
+
+void add_bias(float* y, size_t m, size_t ldy, const void* bias, DType dtype, size_t n) {
+    for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < n; ++j) y[i * ldy + j] += load_as_f32(bias, dtype, j);
+}
+
+}  // namespace carbon::cpu

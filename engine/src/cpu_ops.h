@@ -1,0 +1,42 @@
+// The CPU backend's numerical building blocks, all with fp32 activations and fp32 accumulation
+// over f32/f16/bf16 weights stored row-major as in the checkpoint ([out_features, in_features]).
+// AVX2+FMA(+F16C) paths are chosen at run time; the portable paths compute the same sums.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "carbon/common.h"
+#include "carbon/thread_pool.h"
+
+namespace carbon::cpu {
+
+// A row-major weight matrix [rows, cols] in its stored dtype (typically a view into the mmap).
+struct WeightMatrix {
+    const void* data = nullptr;
+    DType dtype = DType::F32;
+    size_t rows = 0, cols = 0;
+};
+
+// y[i, j] = sum_k x[i, k] * W[row(j), k] for i < m, j < n, where row(j) = rows ? rows[j] : j.
+// x is [m, W.cols] with row stride ldx, y is [m, n] with row stride ldy. Splits work over the
+// pool by output columns.
+void matmul_wt(ThreadPool& pool, const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
+               size_t n, float* y, size_t ldy);
+
+// out[i] = weight[i] * (x[i] / sqrt(mean(x^2) + eps)), in fp32, as transformers' LlamaRMSNorm.
+void rmsnorm(const float* x, const void* weight, DType weight_dtype, size_t n, float eps, float* out);
+
+// gate[i] = silu(gate[i]) * up[i].
+void silu_mul(float* gate, const float* up, size_t n);
+
+// Adds a bias vector (any dtype) to each of m rows of y (stride ldy).
+void add_bias(float* y, size_t m, size_t ldy, const void* bias, DType dtype, size_t n);
+
+// Copies row `row` of W into out as f32.
+void load_row(const WeightMatrix& w, size_t row, float* out);
+
+// True when the AVX2/FMA paths are in use (for `carbon-cli info`).
+bool simd_enabled();
+
+}  // namespace carbon::cpu

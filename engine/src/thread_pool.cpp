@@ -1,0 +1,84 @@
+// ThreadPool: chunked parallel_for with spin-then-sleep workers (see thread_pool.h).
+#include "carbon/thread_pool.h"
+
+#include <algorithm>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CARBON_CPU_RELAX() _mm_pause()
+#else
+#define CARBON_CPU_RELAX() ((void)0)
+#endif
+
+namespace carbon {
+
+ThreadPool::ThreadPool(int n_threads) {
+    if (n_threads <= 0) n_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    n_threads_ = n_threads;
+    for (int i = 1; i < n_threads_; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+}
+
+ThreadPool::~ThreadPool() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_.store(true);
+        generation_.fetch_add(1);
+    }
+    wake_.notify_all();
+    for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::run_chunks(int thread_index) {
+    const auto& fn = *job_;
+    for (;;) {
+        size_t begin = next_.fetch_add(job_chunk_);
+        if (begin >= job_n_) break;
+        fn(begin, std::min(job_n_, begin + job_chunk_), thread_index);
+    }
+}
+
+void ThreadPool::worker_loop(int index) {
+    uint64_t seen = 0;
+    for (;;) {
+        // Spin for a short while: the next parallel loop usually follows within microseconds.
+        int spins = 0;
+        while (generation_.load(std::memory_order_acquire) == seen && spins < 20000) {
+            CARBON_CPU_RELAX();
+            ++spins;
+        }
+        if (generation_.load(std::memory_order_acquire) == seen) {
+            std::unique_lock<std::mutex> lock(mutex_);
+            wake_.wait(lock, [&] { return generation_.load() != seen; });
+        }
+        seen = generation_.load(std::memory_order_acquire);
+        if (stop_.load()) return;
+        run_chunks(index);
+        busy_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+}
+
+void ThreadPool::parallel_for(size_t n, size_t grain, const std::function<void(size_t, size_t, int)>& fn) {
+    if (n == 0) return;
+    grain = std::max<size_t>(grain, 1);
+    if (n_threads_ == 1 || n <= grain) {
+        fn(0, n, 0);
+        return;
+    }
+    // About four chunks per thread balances uneven chunks without much contention.
+    size_t chunk = std::max(grain, (n + size_t(n_threads_) * 4 - 1) / (size_t(n_threads_) * 4));
+    job_ = &fn;
+    job_n_ = n;
+    job_chunk_ = chunk;
+    next_.store(0);
+    busy_.store(n_threads_ - 1);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        generation_.fetch_add(1, std::memory_order_release);
+    }
+    wake_.notify_all();
+    run_chunks(0);
+    while (busy_.load(std::memory_order_acquire) != 0) CARBON_CPU_RELAX();
+    job_ = nullptr;
+}
+
+}  // namespace carbon

@@ -1,0 +1,56 @@
+"""Shared helpers of the Python tests: locating the built tools, the skip convention, running
+the engine's executables with their errors shown."""
+import json
+import os
+import subprocess
+import sys
+
+SKIP = 77  # CTest's SKIP_RETURN_CODE for these tests
+
+
+def bin_path(name):
+    d = os.environ.get("CARBON_BIN")
+    if not d:
+        print("CARBON_BIN is not set: run this test through ctest", file=sys.stderr)
+        sys.exit(1)
+    return os.path.join(d, name)
+
+
+def work_dir(sub):
+    d = os.path.join(os.environ.get("CARBON_TEST_WORK", "/tmp/carbon-test-work"), sub)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def require_modules(*names):
+    """Imports the reference packages; without them the test fails, or with
+    CARBON_ALLOW_NO_PYTHON_REF=1 reports itself skipped and says why."""
+    missing = []
+    for n in names:
+        try:
+            __import__(n)
+        except ImportError as e:  # noqa: PERF203
+            missing.append(f"{n} ({e})")
+    if missing:
+        msg = "reference Python packages missing: " + ", ".join(missing)
+        if os.environ.get("CARBON_ALLOW_NO_PYTHON_REF") == "1":
+            print(f"SKIP: {msg} (CARBON_ALLOW_NO_PYTHON_REF=1)")
+            sys.exit(SKIP)
+        print(f"FAIL: {msg}; install them with tests/setup-test-deps.sh", file=sys.stderr)
+        sys.exit(1)
+
+
+def run(cmd, **kw):
+    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise RuntimeError(f"command failed ({p.returncode}): {' '.join(map(str, cmd))}\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def dna_ids(model_dir):
+    """(<dna>, </dna>, <oov>, first 6-mer id) from the checkpoint's tokenizer_config.json, by the
+    HybridDNATokenizer layout rule (the test models are written that way)."""
+    with open(os.path.join(model_dir, "tokenizer_config.json")) as f:
+        cfg = json.load(f)
+    by_content = {v["content"]: int(k) for k, v in cfg["added_tokens_decoder"].items()}
+    return by_content["<dna>"], by_content["</dna>"], by_content["<oov>"], by_content["<oov>"] + 1

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh machine: system packages and build (packaging/setup.sh, with
+# warnings as errors), the Python reference packages (tests/setup-test-deps.sh), then every test
+# through CTest. GPU tests report themselves skipped where there is no GPU.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash packaging/setup.sh
+PY=$(bash tests/setup-test-deps.sh)
+cmake -S . -B build -DCARBON_WERROR=ON -DPython3_EXECUTABLE="$PY" >/dev/null
+cmake --build build --parallel "$(nproc)"
+ctest --test-dir build --output-on-failure --timeout 2400 -j "$(nproc)"
