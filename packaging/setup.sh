@@ -40,12 +40,15 @@ cmake --build build --parallel "$(nproc)"
 if [ "$RUN" = 1 ]; then
   # The main job, until the desktop application lands: make a small random checkpoint in the real
   # Carbon layout (or use CARBON_MODEL=DIR with real weights), show what the engine detects, and
-  # generate two DNA continuations of a context on the CPU.
+  # design four 30 bp promoter-like sequences (a pinned TATA box, no EcoRI site, at most 4
+  # identical bases in a row) after a context, base by base (FNS), ranked with a right flank.
   MODEL="${CARBON_MODEL:-build/models/tiny}"
   if [ -z "${CARBON_MODEL:-}" ] && [ ! -f "$MODEL/config.json" ]; then
     build/bin/carbon-cli make-test-model --preset tiny --out "$MODEL"
   fi
   build/bin/carbon-cli info --model "$MODEL"
   build/bin/carbon-cli generate --model "$MODEL" --context ATGCGCTAGCTACGATCGATCGTAGCTAGCTAGCTAGCTACG \
-    --tokens 10 --count 2 --temperature 0.8 --seed 7
+    --template NNNNNNNNNNTATAAANNNNNNNNNNNNNN --count 4 --temperature 0.8 --seed 7 --forbid GAATTC \
+    --max-homopolymer 4 --right-flank ATGGCCAAGCTTGGCACTGG --out build/designs.fasta
+  cat build/designs.fasta
 fi

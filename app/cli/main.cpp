@@ -6,7 +6,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "carbon/generate.h"
 #include "carbon/model.h"
 #include "carbon/rope.h"
 #include "carbon/test_model.h"
@@ -25,8 +24,10 @@ usage:
              [--dtype bf16|f16|f32] [--tie|--untie] [--rope none|yarn|llama3] [--rope-theta X]
              [--shard-mb N] [--compact-vocab] [--list-kmers] [--rope-parameters-form]
   carbon-cli info --model DIR
-  carbon-cli generate --model DIR [--context ACGT...] [--tags TEXT] --tokens N [--count N]
-             [--temperature T] [--top-p P] [--seed N] [--backend auto|cpu|cuda] [--threads N]
+  carbon-cli generate --model DIR [--context SEQ | --context-fasta FILE] [--right-flank SEQ] [--tags T1,T2]
+             (--length N | --template IUPAC) [--count N] [--mode fns|direct] [--temperature T] [--top-p P]
+             [--seed S] [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX] --out FILE.fasta
+             [--backend auto|cpu|cuda] [--threads N] [--free-tags] [--quiet]
   carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N] [--batches 1,8]
              [--repeat N] [--json FILE]
 
@@ -122,44 +123,6 @@ int cmd_info(const std::vector<std::string>& argv) {
        << "/token fp32, " << human(kv_ctx) << " for one full-context sequence\n";
     os << "backend       " << m->backend().describe() << "\n";
     std::cout << os.str();
-    return 0;
-}
-
-int cmd_generate(const std::vector<std::string>& argv) {
-    Args a(argv, {"model", "context", "tags", "tokens", "count", "temperature", "top-p", "seed", "backend", "threads"}, {});
-    ModelOptions mo;
-    mo.backend = parse_backend_kind(a.get_or("backend", "auto"));
-    mo.threads = int(a.integer("threads", 0, 0, 1024));
-    auto m = Model::load(a.required("model"), mo);
-    if (!m->notice().empty()) std::fprintf(stderr, "note: %s\n", m->notice().c_str());
-    DnaEncoding enc = m->tokenizer().encode_prompt(a.get_or("tags", ""), a.get_or("context", ""), false);
-    for (const DnaNotice& n : enc.notices)
-        std::fprintf(stderr, "note: context position %zu (%zu base%s): %s\n", n.position + 1, n.count, n.count == 1 ? "" : "s",
-                     n.kind == DnaNotice::Lowercase ? "lowercase upper-cased" : "not A/C/G/T, its 6-mer is <oov>");
-    if (enc.n_padding)
-        throw Error("--context length " + std::to_string(enc.n_bases) +
-                    " is not a multiple of 6: direct 6-mer generation continues whole tokens (base-level generation handles any length)");
-    DirectGenerationRequest req;
-    req.prompt = enc.ids;
-    req.n_tokens = size_t(a.integer("tokens", 0, 1, 1 << 20));
-    if (!a.get("tokens")) throw Error("missing required option --tokens");
-    req.n_sequences = size_t(a.integer("count", 1, 1, 4096));
-    req.sampling.temperature = float(a.number("temperature", 0.0, 0.0, 100.0));
-    req.sampling.top_p = float(a.number("top-p", 1.0, 1e-6, 1.0));
-    req.sampling.seed = uint64_t(a.integer("seed", 0, 0, (1ll << 62)));
-    const auto t0 = std::chrono::steady_clock::now();
-    auto designs = generate_direct(m->backend(), m->tokenizer(), req);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (size_t i = 0; i < designs.size(); ++i) {
-        std::string bases;
-        for (int idx : designs[i]) bases += Tokenizer::kmer_text(idx);
-        std::printf(">design_%zu mode=direct tokens=%zu temperature=%g top_p=%g seed=%llu\n%s\n", i + 1, designs[i].size(),
-                    double(req.sampling.temperature), double(req.sampling.top_p), (unsigned long long)req.sampling.seed,
-                    bases.c_str());
-    }
-    const double bp = double(req.n_tokens * req.n_sequences * 6);
-    std::fprintf(stderr, "%zu design(s), %.0f bp in %.2f s (%.0f bp/s) on %s\n", designs.size(), bp, s, bp / s,
-                 m->backend().describe().c_str());
     return 0;
 }
 

@@ -30,47 +30,57 @@ const ByteTables& byte_tables() {
     return tables;
 }
 
-uint64_t pair_key(int32_t a, int32_t b) { return uint64_t(uint32_t(a)) << 32 | uint32_t(b); }
-
-// The last / first code point of valid UTF-8 text.
-char32_t last_code_point(std::string_view s) {
-    size_t i = s.size();
-    while (i > 0 && (static_cast<unsigned char>(s[i - 1]) & 0xC0) == 0x80) --i;
-    return unicode::decode_utf8(s.substr(i - 1), "text")[0];
-}
-char32_t first_code_point(std::string_view s) {
-    size_t len = 1;
-    while (len < s.size() && (static_cast<unsigned char>(s[len]) & 0xC0) == 0x80) ++len;
-    return unicode::decode_utf8(s.substr(0, len), "text")[0];
-}
-// Where the whitespace at the end of s starts (regex \s*$), and where that at the start ends (^\s*).
-size_t trailing_space_start(std::string_view s) {
-    std::u32string cps = unicode::decode_utf8(s, "text");
-    size_t bytes = s.size();
-    for (size_t k = cps.size(); k > 0 && unicode::is_whitespace(cps[k - 1]); --k) {
-        std::string enc;
-        unicode::append_utf8(enc, cps[k - 1]);
-        bytes -= enc.size();
-    }
-    return bytes;
-}
-size_t leading_space_end(std::string_view s) {
-    size_t bytes = 0;
-    for (char32_t c : unicode::decode_utf8(s, "text")) {
-        if (!unicode::is_whitespace(c)) break;
-        std::string enc;
-        unicode::append_utf8(enc, c);
-        bytes += enc.size();
-    }
-    return bytes;
+uint64_t pair_key(int32_t a, int32_t b) {
+    return uint64_t(uint32_t(a)) << 32 | uint32_t(b);
 }
 
-std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
+// Start of the UTF-8 sequence that ends at s[end - 1] (s is valid UTF-8, end > 0).
+size_t previous_start(std::string_view s, size_t end) {
+    size_t i = end - 1;
+    while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+    return i;
+}
+size_t sequence_length(unsigned char lead) {
+    return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+}
+char32_t code_point_at(std::string_view s, size_t i) {
+    return unicode::decode_utf8(s.substr(i, sequence_length(static_cast<unsigned char>(s[i]))), "text")[0];
+}
+
+// Where the whitespace at the end of s[0, end) starts (regex \s*$), and where that starting at
+// s[begin] ends (^\s*); both walk only over the whitespace itself.
+size_t trailing_space_start(std::string_view s, size_t end) {
+    while (end > 0) {
+        size_t start = previous_start(s, end);
+        if (!unicode::is_whitespace(code_point_at(s, start))) break;
+        end = start;
+    }
+    return end;
+}
+size_t leading_space_end(std::string_view s, size_t begin) {
+    while (begin < s.size() && unicode::is_whitespace(code_point_at(s, begin)))
+        begin += sequence_length(static_cast<unsigned char>(s[begin]));
+    return begin;
+}
+
+// Built by appending: GCC 12 at -O3 warns (-Wrestrict, falsely) on "'" + std::string(s).
+std::string in_quotes(std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '\'';
+    out += s;
+    out += '\'';
+    return out;
+}
 
 }  // namespace
 
-char32_t byte_to_unicode(uint8_t b) { return byte_tables().to_unicode[b]; }
-int unicode_to_byte(char32_t c) { return c < 512 ? byte_tables().to_byte[c] : -1; }
+char32_t byte_to_unicode(uint8_t b) {
+    return byte_tables().to_unicode[b];
+}
+int unicode_to_byte(char32_t c) {
+    return c < 512 ? byte_tables().to_byte[c] : -1;
+}
 
 std::string byte_level_encode(std::string_view bytes) {
     std::string out;
@@ -178,7 +188,8 @@ BpeModel::BpeModel(BpeSpec spec)
     }
     merges_.reserve(spec.merges.size());
     for (size_t rank = 0; rank < spec.merges.size(); ++rank) {
-        const auto& [a, b] = spec.merges[rank];
+        const std::string& a = spec.merges[rank].first;  // not a structured binding: lambdas below use them
+        const std::string& b = spec.merges[rank].second;
         auto where = [&] {
             return spec.origin + ": merge " + std::to_string(rank + 1) + " (" + in_quotes(a) + " " + in_quotes(b) + ")";
         };
@@ -239,12 +250,12 @@ void BpeModel::split_added(std::vector<Piece>& out, std::string_view text, const
         size_t start = i, stop = end;
         i = end;
         if (t.single_word) {
-            bool start_space = start == 0 || !unicode::is_word_char(last_code_point(text.substr(0, start)));
-            bool stop_space = stop == n || !unicode::is_word_char(first_code_point(text.substr(stop)));
+            bool start_space = start == 0 || !unicode::is_word_char(code_point_at(text, previous_start(text, start)));
+            bool stop_space = stop == n || !unicode::is_word_char(code_point_at(text, stop));
             if (!start_space || !stop_space) continue;
         }
-        if (t.lstrip) start = std::max(trailing_space_start(text.substr(0, start)), start_offset);
-        if (t.rstrip) stop += leading_space_end(text.substr(stop));
+        if (t.lstrip) start = std::max(trailing_space_start(text, start), start_offset);
+        if (t.rstrip) stop = leading_space_end(text, stop);
         if (start_offset < start) out.push_back({std::string(text.substr(start_offset, start - start_offset)), -1});
         out.push_back({std::string(text.substr(start, stop - start)), t.id});
         start_offset = stop;
@@ -256,8 +267,8 @@ std::vector<int32_t> BpeModel::encode(std::string_view text) const {
     if (size_t bad = unicode::find_invalid_utf8(text); bad != std::string_view::npos) {
         char buf[8];
         std::snprintf(buf, sizeof buf, "0x%02X", static_cast<unsigned char>(text[bad]));
-        throw Error("invalid UTF-8 in the text to tokenize at byte offset " + std::to_string(bad) + " (byte " +
-                    buf + ")");
+        throw Error("invalid UTF-8 in the text to tokenize at byte offset " + std::to_string(bad) + " (byte " + buf +
+                    ")");
     }
     std::vector<int32_t> ids;
     std::vector<Piece> raw;
@@ -325,11 +336,11 @@ void BpeModel::merge_word(std::string_view bytes, std::vector<int32_t>& out) con
         sym.push_back({id, idx - 1, -1, true});
         if (idx > 0) sym[size_t(idx - 1)].next = idx;
     };
-    std::optional<int32_t> pending_unk;  // an unknown character waiting (fused or not)
+    int32_t pending_unk = -1;  // an unknown character waiting (fused or not), or -1
     for (char ch : bytes) {
         uint8_t b = static_cast<uint8_t>(ch);
         if (byte_id_[b] >= 0) {
-            if (pending_unk) add(*pending_unk), pending_unk.reset();
+            if (pending_unk >= 0) add(pending_unk), pending_unk = -1;
             add(byte_id_[b]);
             continue;
         }
@@ -350,12 +361,12 @@ void BpeModel::merge_word(std::string_view bytes, std::vector<int32_t>& out) con
             }
         }
         if (unk_id_ >= 0) {
-            if (pending_unk && !fuse_unk_) add(*pending_unk);
+            if (pending_unk >= 0 && !fuse_unk_) add(pending_unk);
             pending_unk = unk_id_;
         }
         // Without an unk token tokenizers drops the character; so do we.
     }
-    if (pending_unk) add(*pending_unk);
+    if (pending_unk >= 0) add(pending_unk);
 
     struct Candidate {
         uint32_t rank;

@@ -1,6 +1,5 @@
-// Byte-level BPE as the Python `tokenizers` library runs it: added-token extraction, NFC,
-// pre-tokenizer splits, GPT-2 byte mapping, merges by rank. Internal to the engine; the files
-// that describe a BpeSpec are read by tokenizer.cpp.
+// Byte-level BPE as the Python `tokenizers` library runs it (added tokens, NFC, pre-tokenizer,
+// GPT-2 byte mapping, merges by rank). Internal; tokenizer.cpp reads the files into a BpeSpec.
 #pragma once
 
 #include <cstdint>
@@ -36,8 +35,8 @@ struct PreTokenizerSpec {
 
 // Everything the encoder needs, as read from tokenizer.json or vocab.json + merges.txt.
 struct BpeSpec {
-    std::string origin;  // file named in messages about the vocabulary and merges
-    std::unordered_map<std::string, int32_t> vocab;  // byte-level token text -> id
+    std::string origin;                                       // file named in messages about the vocabulary and merges
+    std::unordered_map<std::string, int32_t> vocab;           // byte-level token text -> id
     std::vector<std::pair<std::string, std::string>> merges;  // rank order
     std::vector<AddedToken> added;
     bool nfc = false;
@@ -87,7 +86,7 @@ private:
     struct Trie {
         struct Node {
             std::vector<std::pair<uint8_t, int32_t>> next;  // sorted by byte
-            int32_t token = -1;                            // index into added_
+            int32_t token = -1;                             // index into added_
         };
         std::vector<Node> nodes{Node{}};
         bool first_byte[256] = {};

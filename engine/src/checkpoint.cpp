@@ -117,4 +117,18 @@ Checkpoint Checkpoint::open(const fs::path& dir) {
     return ck;
 }
 
+void Checkpoint::extend_context_yarn(double factor) {
+    if (!(factor > 1.0) || factor > 64.0)
+        throw Error("YaRN factor must be in (1, 64], got " + std::to_string(factor));
+    if (config_.rope_scaling.type != RopeType::Default)
+        throw Error(config_.path.string() + " already uses " + rope_type_name(config_.rope_scaling.type) +
+                    " RoPE scaling; a YaRN extension on top of it is not defined");
+    RopeScaling y;
+    y.type = RopeType::Yarn;
+    y.factor = factor;
+    y.original_max_position_embeddings = config_.max_position_embeddings;
+    config_.rope_scaling = y;
+    config_.max_position_embeddings = int(double(config_.max_position_embeddings) * factor);
+}
+
 }  // namespace carbon

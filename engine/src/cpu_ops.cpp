@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -32,7 +33,7 @@ const bool g_simd = detect_simd();
 void convert_row_scalar(const WeightMatrix& w, size_t row, float* out) {
     const size_t k = w.cols;
     switch (w.dtype) {
-        case DType::F32: std::copy_n(static_cast<const float*>(w.data) + row * k, k, out); break;
+        case DType::F32: std::memcpy(out, static_cast<const uint8_t*>(w.data) + row * k * 4, k * 4); break;
         case DType::BF16: {
             const uint16_t* p = static_cast<const uint16_t*>(w.data) + row * k;
             for (size_t i = 0; i < k; ++i) out[i] = bf16_to_f32(p[i]);
@@ -96,7 +97,7 @@ CARBON_AVX2 void convert_row_avx2_t(const uint16_t* p, size_t k, float* out) {
 CARBON_AVX2 void convert_row_avx2(const WeightMatrix& w, size_t row, float* out) {
     const size_t k = w.cols;
     if (w.dtype == DType::F32) {
-        std::copy_n(static_cast<const float*>(w.data) + row * k, k, out);
+        std::memcpy(out, static_cast<const uint8_t*>(w.data) + row * k * 4, k * 4);
         return;
     }
     const uint16_t* p = static_cast<const uint16_t*>(w.data) + row * k;

@@ -1,6 +1,5 @@
-// write_test_tokenizer: stand-in Carbon tokenizer files for test models. A small byte-level BPE
-// is trained deterministically on a built-in corpus (Qwen2 pre-tokenizer, NFC); Qwen's special
-// tokens, <dna>/</dna>/<oov>, the 6-mers and padding follow in the HybridDNATokenizer layout.
+// write_test_tokenizer: stand-in Carbon tokenizer files for test models (a BPE trained
+// deterministically on a built-in corpus, Qwen's specials, DNA tokens in the HybridDNATokenizer layout).
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -21,15 +20,19 @@ using json = nlohmann::json;  // sorted keys: ordered_json inserts in linear tim
 // Qwen3's special tokens as they sit just before <dna> in the real vocabulary (151643..151668);
 // the second member says whether Qwen marks it special.
 constexpr std::pair<const char*, bool> kQwenSpecials[] = {
-    {"<|endoftext|>", true},       {"<|im_start|>", true},      {"<|im_end|>", true},
-    {"<|object_ref_start|>", true}, {"<|object_ref_end|>", true}, {"<|box_start|>", true},
-    {"<|box_end|>", true},          {"<|quad_start|>", true},     {"<|quad_end|>", true},
-    {"<|vision_start|>", true},     {"<|vision_end|>", true},     {"<|vision_pad|>", true},
-    {"<|image_pad|>", true},        {"<|video_pad|>", true},      {"<tool_call>", false},
-    {"</tool_call>", false},        {"<|fim_prefix|>", true},     {"<|fim_middle|>", true},
-    {"<|fim_suffix|>", true},       {"<|fim_pad|>", true},        {"<|repo_name|>", true},
-    {"<|file_sep|>", true},         {"<tool_response>", false},   {"</tool_response>", false},
-    {"<think>", false},             {"</think>", false},
+    {"<|endoftext|>", true},      {"<|im_start|>", true},
+    {"<|im_end|>", true},         {"<|object_ref_start|>", true},
+    {"<|object_ref_end|>", true}, {"<|box_start|>", true},
+    {"<|box_end|>", true},        {"<|quad_start|>", true},
+    {"<|quad_end|>", true},       {"<|vision_start|>", true},
+    {"<|vision_end|>", true},     {"<|vision_pad|>", true},
+    {"<|image_pad|>", true},      {"<|video_pad|>", true},
+    {"<tool_call>", false},       {"</tool_call>", false},
+    {"<|fim_prefix|>", true},     {"<|fim_middle|>", true},
+    {"<|fim_suffix|>", true},     {"<|fim_pad|>", true},
+    {"<|repo_name|>", true},      {"<|file_sep|>", true},
+    {"<tool_response>", false},   {"</tool_response>", false},
+    {"<think>", false},           {"</think>", false},
 };
 constexpr int kNumSpecials = int(std::size(kQwenSpecials));
 
@@ -38,9 +41,22 @@ constexpr int kNumSpecials = int(std::size(kQwenSpecials));
 // taken for DNA tokens.
 constexpr const char* kCorpus[] = {
     "<vertebrate_mammalian><protein_coding_region>",
-    "<vertebrate_mammalian>", "<vertebrate_other>", "<mammalian_species>", "<mam>", "<fungi>", "<plants>",
-    "<invertebrates>", "<protozoa>", "<protein_coding_region>", "<non_coding_region>", "<promoter>",
-    "<enhancer>", "<five_prime_utr>", "<three_prime_utr>", "<intron>", "<exon>",
+    "<vertebrate_mammalian>",
+    "<vertebrate_other>",
+    "<mammalian_species>",
+    "<mam>",
+    "<fungi>",
+    "<plants>",
+    "<invertebrates>",
+    "<protozoa>",
+    "<protein_coding_region>",
+    "<non_coding_region>",
+    "<promoter>",
+    "<enhancer>",
+    "<five_prime_utr>",
+    "<three_prime_utr>",
+    "<intron>",
+    "<exon>",
     "Hello world! Hello world!",
     "hello there, hello again",
     "The quick brown fox jumps over the lazy dog.",
@@ -57,7 +73,8 @@ constexpr const char* kCorpus[] = {
     "In 2024, 3 of 10 samples had 1,024 reads at 37.5% GC content (p < 0.001).",
     "Sequence recovery improved by 12.5 percent; variant effect scores correlated at r = 0.62.",
     "Les \xC3\xA9l\xC3\xA8ves \xC3\xA9tudient la g\xC3\xA9n\xC3\xA9tique des levures.",
-    "\xC3\x9C" "ber Genomik und Proteine.",
+    ("\xC3\x9C"  // U+00DC, split so "b" does not join the hex escape
+     "ber Genomik und Proteine."),
     "\xE5\x9F\xBA\xE5\x9B\xA0\xE7\xBB\x84 \xEC\x9C\xA0\xEC\xA0\x84\xEC\xB2\xB4 \xF0\x9F\xA7\xAC",
     "  indented line\n\tand a tab\r\nwindows line end\n\n\nparagraph",
 };
@@ -70,7 +87,7 @@ struct TrainedVocab {
 // Deterministic pseudo-words (no randomness from the platform) so the corpus always supports
 // thousands of merges, whatever num_merges asks for.
 std::vector<std::string> pseudo_words(int count) {
-    static const char* const kOnsets[] = {"b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r",
+    static const char* const kOnsets[] = {"b", "c", "d", "f", "g",  "h",  "k",  "l",  "m",  "n",  "p",  "r",
                                           "s", "t", "v", "z", "br", "cr", "st", "tr", "ch", "sh", "gl", "pl"};
     static const char* const kVowels[] = {"a", "e", "i", "o", "u", "ae", "io", "ou"};
     uint32_t state = 0x2545F491u;
@@ -222,7 +239,7 @@ const TrainedVocab& trained(int num_merges) {
 
 json added_token_json(const std::string& content, bool special) {
     return json{{"content", content}, {"single_word", false}, {"lstrip", false},
-                        {"rstrip", false},    {"normalized", false},  {"special", special}};
+                {"rstrip", false},    {"normalized", false},  {"special", special}};
 }
 
 void write_text(const fs::path& path, const std::string& text) {
@@ -276,7 +293,8 @@ void write_test_tokenizer(const fs::path& dir, const TestTokenizerOptions& optio
         }
         decoder[std::to_string(id)] = added_token_json(content, special);
     };
-    for (int i = 0; i < kNumSpecials; ++i) add(first_special + i, kQwenSpecials[i].first, kQwenSpecials[i].second, true);
+    for (int i = 0; i < kNumSpecials; ++i)
+        add(first_special + i, kQwenSpecials[i].first, kQwenSpecials[i].second, true);
     add(open, "<dna>", true, true);
     add(open + 1, "</dna>", true, true);
     add(oov, "<oov>", true, true);
@@ -303,12 +321,11 @@ void write_test_tokenizer(const fs::path& dir, const TestTokenizerOptions& optio
         {"normalizer", {{"type", "NFC"}}},
         {"pre_tokenizer",
          {{"type", "Sequence"},
-          {"pretokenizers",
-           json::array({json{{"type", "Split"},
-                                             {"pattern", {{"Regex", unicode::kQwen2Pattern}}},
-                                             {"behavior", "Isolated"},
-                                             {"invert", false}},
-                                byte_level})}}},
+          {"pretokenizers", json::array({json{{"type", "Split"},
+                                              {"pattern", {{"Regex", unicode::kQwen2Pattern}}},
+                                              {"behavior", "Isolated"},
+                                              {"invert", false}},
+                                         byte_level})}}},
         {"post_processor", byte_level},
         {"decoder", byte_level},
         {"model",

@@ -12,6 +12,13 @@
 
 namespace carbon {
 
+namespace {
+// Spin budgets, in pause instructions (tens of cycles each): long enough to bridge the gap
+// between two parallel loops of one forward pass, short enough not to burn a core when idle.
+constexpr int kWorkerSpins = 4000;
+constexpr int kMainSpins = 2000;
+}  // namespace
+
 ThreadPool::ThreadPool(int n_threads) {
     if (n_threads <= 0) n_threads = int(std::max(1u, std::thread::hardware_concurrency()));
     n_threads_ = n_threads;
@@ -42,7 +49,7 @@ void ThreadPool::worker_loop(int index) {
     for (;;) {
         // Spin for a short while: the next parallel loop usually follows within microseconds.
         int spins = 0;
-        while (generation_.load(std::memory_order_acquire) == seen && spins < 20000) {
+        while (generation_.load(std::memory_order_acquire) == seen && spins < kWorkerSpins) {
             CARBON_CPU_RELAX();
             ++spins;
         }
@@ -77,7 +84,12 @@ void ThreadPool::parallel_for(size_t n, size_t grain, const std::function<void(s
     }
     wake_.notify_all();
     run_chunks(0);
-    while (busy_.load(std::memory_order_acquire) != 0) CARBON_CPU_RELAX();
+    // Wait for the workers; yield after a short spin, because on a loaded machine (or with more
+    // threads than free cores) a descheduled worker would otherwise cost a whole time slice.
+    for (int spins = 0; busy_.load(std::memory_order_acquire) != 0; ++spins) {
+        if (spins < kMainSpins) CARBON_CPU_RELAX();
+        else std::this_thread::yield();
+    }
     job_ = nullptr;
 }
 

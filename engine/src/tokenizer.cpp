@@ -1,15 +1,13 @@
-// The Carbon hybrid tokenizer (carbon/tokenizer.h): reads the checkpoint's tokenizer files into a
-// byte-level BPE for text (bpe.h) and the DNA token ids, then encodes DNA in 6-mer mode.
-// Every id comes from the files; the only rule applied without a listing is the documented
-// HybridDNATokenizer layout, and only when tokenizer_config.json names that class.
+// The Carbon hybrid tokenizer (carbon/tokenizer.h): the checkpoint's files give a byte-level BPE
+// for text and the DNA ids (listed, or the HybridDNATokenizer layout when the config names it).
 #include "carbon/tokenizer.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include "bpe.h"
 
@@ -40,7 +38,15 @@ json read_json(const fs::path& path) {
     }
 }
 
-std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
+// Built by appending: GCC 12 at -O3 warns (-Wrestrict, falsely) on "'" + std::string(s).
+std::string in_quotes(std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '\'';
+    out += s;
+    out += '\'';
+    return out;
+}
 
 // A JSON member that may be absent or null.
 const json* member(const json& obj, const char* key) {
@@ -181,7 +187,8 @@ BpeSpec spec_from_tokenizer_json(const json& j, const std::string& file) {
     if (const json* added = member(j, "added_tokens")) {
         for (const json& t : *added) {
             if (!member(t, "id")) throw Error(file + ": an added token has no id");
-            spec.added.push_back(added_token_from(t, token_id(t["id"], file + " added_tokens"), file + " added_tokens"));
+            spec.added.push_back(
+                added_token_from(t, token_id(t["id"], file + " added_tokens"), file + " added_tokens"));
         }
     }
     return spec;
@@ -212,13 +219,31 @@ int listed_kmer_index(std::string_view content) {
     return content.size() == size_t(kKmer) ? Tokenizer::kmer_index_of(content) : -1;
 }
 
+// A 6-mer marked with U+E000 in a BPE vocabulary (raw or in byte-level form), or -1. Unmarked
+// 6-letter words there are text ("CCCCCC" is a Qwen token), never DNA.
+int marked_vocab_kmer_index(const std::string& key) {
+    for (const std::string& s : {key, key.size() > 9 ? byte_level_decode(key) : std::string()})
+        if (s.size() == kKmer + kKmerSuffix.size() && s.substr(kKmer) == kKmerSuffix)
+            return Tokenizer::kmer_index_of(std::string_view(s).substr(0, kKmer));
+    return -1;
+}
+
 // Where each token was seen: the DNA names and 6-mers are looked up in every file that lists
-// tokens, and must agree.
+// tokens, and must agree. A listing holds an added-token list whole, but only the DNA names
+// and marked 6-mers of a BPE vocabulary.
 struct Listing {
     std::string where;
     std::vector<std::pair<std::string, int32_t>> tokens;  // content, id
-    bool may_list_kmers;  // added-token lists may; a BPE vocabulary's 6-letter words are text
 };
+Listing vocab_listing(const std::string& where, const std::unordered_map<std::string, int32_t>& vocab) {
+    Listing l{where, {}};
+    for (std::string_view name : {kDnaOpen, kDnaClose, kOov})
+        if (auto it = vocab.find(std::string(name)); it != vocab.end()) l.tokens.emplace_back(name, it->second);
+    for (const auto& [key, id] : vocab)
+        if (int index = marked_vocab_kmer_index(key); index >= 0)
+            l.tokens.emplace_back(Tokenizer::kmer_text(index) + std::string(kKmerSuffix), id);
+    return l;
+}
 
 }  // namespace
 
@@ -251,7 +276,7 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
     try {
         if (const json* dec = member(config, "added_tokens_decoder")) {
             const std::string where = "tokenizer_config.json added_tokens_decoder";
-            Listing l{where, {}, true};
+            Listing l{where, {}};
             for (auto it = dec->begin(); it != dec->end(); ++it) {
                 int64_t id = -1;
                 try {
@@ -260,7 +285,8 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
                     if (used != it.key().size()) id = -1;
                 } catch (const std::exception&) {
                 }
-                if (id < 0 || id > INT32_MAX) throw Error(where + ": key " + in_quotes(it.key()) + " is not a token id");
+                if (id < 0 || id > INT32_MAX)
+                    throw Error(where + ": key " + in_quotes(it.key()) + " is not a token id");
                 AddedToken a = added_token_from(it.value(), int32_t(id), where);
                 l.tokens.emplace_back(a.content, a.id);
                 config_added.push_back(std::move(a));
@@ -271,13 +297,15 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
             json j = read_json(dir / "added_tokens.json");
             read.push_back("added_tokens.json");
             if (!j.is_object()) throw Error((dir / "added_tokens.json").string() + ": not a JSON object");
-            Listing l{"added_tokens.json", {}, true};
+            Listing l{"added_tokens.json", {}};
+            // Flags come from added_tokens_decoder where it has the token; else a plain token.
+            std::unordered_set<std::string> in_config;
+            for (const AddedToken& a : config_added) in_config.insert(a.content);
             for (auto it = j.begin(); it != j.end(); ++it) {
                 int32_t id = token_id(it.value(), "added_tokens.json " + in_quotes(it.key()));
                 l.tokens.emplace_back(it.key(), id);
-                bool known = std::any_of(config_added.begin(), config_added.end(),
-                                         [&](const AddedToken& a) { return a.content == it.key(); });
-                if (!known) config_added.push_back(AddedToken{it.key(), id, false, false, false, false, false});
+                if (!in_config.count(it.key()))
+                    config_added.push_back(AddedToken{it.key(), id, false, false, false, false, false});
             }
             listings.push_back(std::move(l));
         }
@@ -302,14 +330,10 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
         } catch (const json::exception& e) {
             throw Error(file + ": " + e.what());
         }
-        Listing added{"tokenizer.json added_tokens", {}, true};
+        Listing added{"tokenizer.json added_tokens", {}};
         for (const AddedToken& a : spec.added) added.tokens.emplace_back(a.content, a.id);
         listings.push_back(std::move(added));
-        Listing vocab{"tokenizer.json model.vocab", {}, false};
-        for (std::string_view name : {kDnaOpen, kDnaClose, kOov})
-            if (auto it = spec.vocab.find(std::string(name)); it != spec.vocab.end())
-                vocab.tokens.emplace_back(name, it->second);
-        listings.push_back(std::move(vocab));
+        listings.push_back(vocab_listing("tokenizer.json model.vocab", spec.vocab));
         tok.info_.bpe_from = "tokenizer.json";
     } else if (has("vocab.json") && has("merges.txt")) {
         const std::string file = (dir / "vocab.json").string();
@@ -327,11 +351,7 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
             if (listed_kmer_index(a.content) < 0) spec.added.push_back(a);
         spec.nfc = true;
         spec.pre.splits = {unicode::SplitPattern::Qwen2};
-        Listing vocab{"vocab.json", {}, false};
-        for (std::string_view name : {kDnaOpen, kDnaClose, kOov})
-            if (auto it = spec.vocab.find(std::string(name)); it != spec.vocab.end())
-                vocab.tokens.emplace_back(name, it->second);
-        listings.push_back(std::move(vocab));
+        listings.push_back(vocab_listing("vocab.json", spec.vocab));
         tok.info_.bpe_from =
             "vocab.json + merges.txt (no tokenizer.json: Qwen2 pre-tokenizer pattern and NFC assumed, as "
             "Qwen2Tokenizer does)";
@@ -354,7 +374,9 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
             throw Error(where + ": token " + in_quotes(content) + " has id " + std::to_string(id) +
                         ", not below config.json vocab_size " + std::to_string(vocab_size));
     };
-    for (const auto& [text, id] : spec.vocab) check_fits(id, tok.info_.bpe_from.substr(0, tok.info_.bpe_from.find(' ')), byte_level_decode(text));
+    for (const auto& [text, id] : spec.vocab)
+        if (id >= vocab_size)  // decode only for the message: there are 150k of them
+            check_fits(id, tok.info_.bpe_from.substr(0, tok.info_.bpe_from.find(' ')), byte_level_decode(text));
     for (const Listing& l : listings)
         for (const auto& [content, id] : l.tokens) check_fits(id, l.where, content);
 
@@ -403,16 +425,14 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
     std::vector<int32_t> kmers(kNumKmers, -1);
     std::string listed_in;
     for (const Listing& l : listings) {
-        if (!l.may_list_kmers) continue;
         std::vector<int32_t> mine(kNumKmers, -1);
         size_t count = 0;
         for (const auto& [content, id] : l.tokens) {
             int index = listed_kmer_index(content);
             if (index < 0) continue;
             if (mine[size_t(index)] >= 0)
-                throw Error(l.where + " in " + dir.string() + " lists the 6-mer " + kmer_text(index) +
-                            " twice (ids " + std::to_string(mine[size_t(index)]) + " and " + std::to_string(id) +
-                            ")");
+                throw Error(l.where + " in " + dir.string() + " lists the 6-mer " + kmer_text(index) + " twice (ids " +
+                            std::to_string(mine[size_t(index)]) + " and " + std::to_string(id) + ")");
             mine[size_t(index)] = id;
             ++count;
         }
@@ -441,27 +461,32 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
         int64_t last = int64_t(tok.oov_) + kNumKmers;
         if (last >= vocab_size)
             throw Error("vocab_size " + std::to_string(vocab_size) +
-                        " is too small for the HybridDNATokenizer layout of " + dir.string() +
-                        ": <oov> is " + std::to_string(tok.oov_) + ", so the 6-mers take ids " +
-                        std::to_string(tok.oov_ + 1) + ".." + std::to_string(last) +
-                        " and vocab_size must be at least " + std::to_string(last + 1));
+                        " is too small for the HybridDNATokenizer layout of " + dir.string() + ": <oov> is " +
+                        std::to_string(tok.oov_) + ", so the 6-mers take ids " + std::to_string(tok.oov_ + 1) + ".." +
+                        std::to_string(last) + " and vocab_size must be at least " + std::to_string(last + 1));
         for (int i = 0; i < kNumKmers; ++i) kmers[size_t(i)] = tok.oov_ + 1 + i;
-        // The rule is only safe when nothing else claims those ids.
+        // The rule is only safe when nothing else claims those ids (a token there that is the
+        // very 6-mer the rule puts there is fine).
+        auto is_layout_kmer = [&](int32_t id, std::string_view content) {
+            return listed_kmer_index(content) == id - tok.oov_ - 1;
+        };
         for (const Listing& l : listings)
             for (const auto& [content, id] : l.tokens)
-                if (id > tok.oov_ && id <= last)
+                if (id > tok.oov_ && id <= last && !is_layout_kmer(id, content))
                     throw Error(l.where + " in " + dir.string() + " gives " + in_quotes(content) + " id " +
                                 std::to_string(id) +
                                 ", inside the 6-mer ids the HybridDNATokenizer layout puts after <oov>; the "
                                 "layout rule cannot apply");
         for (const auto& [text, id] : tok.bpe_->vocab())
-            if (id > tok.oov_ && id <= last)
+            if (id > tok.oov_ && id <= last && !is_layout_kmer(id, text) &&
+                !is_layout_kmer(id, byte_level_decode(text)))
                 throw Error(bpe_where + ": BPE token " + in_quotes(byte_level_decode(text)) + " has id " +
                             std::to_string(id) +
                             ", inside the 6-mer ids the HybridDNATokenizer layout puts after <oov>; the layout "
                             "rule cannot apply");
-        tok.info_.kmer_ids_from = "HybridDNATokenizer layout (tokenizer_config.json names the class; no file "
-                                  "lists the 6-mers): id = <oov> + 1 + index, A=0 T=1 C=2 G=3";
+        tok.info_.kmer_ids_from =
+            "HybridDNATokenizer layout (tokenizer_config.json names the class; no file "
+            "lists the 6-mers): id = <oov> + 1 + index, A=0 T=1 C=2 G=3";
     } else {
         throw Error("no DNA 6-mer tokens in " + dir.string() + ": no file lists the 4096 6-mers (looked in " +
                     looked_in + ") and tokenizer_config.json " +
@@ -516,6 +541,7 @@ std::vector<int32_t> Tokenizer::encode_text(std::string_view text) const {
 
 DnaEncoding Tokenizer::encode_dna(std::string_view bases, bool closed) const {
     if (!bpe_) throw Error("encode_dna: no tokenizer loaded");
+    // One byte is one base: DNA is ASCII, and any other byte is simply a non-ACGT base (<oov>).
     DnaEncoding enc;
     size_t n = bases.size();
     enc.n_bases = n;

@@ -35,12 +35,13 @@ bool in_ranges(const CodepointRange (&table)[N], char32_t c) {
     return it != table && c <= (it - 1)->hi;
 }
 
-constexpr char32_t kHangulSBase = 0xAC00, kHangulLBase = 0x1100, kHangulVBase = 0x1161,
-                   kHangulTBase = 0x11A7;
-constexpr int kHangulLCount = 19, kHangulVCount = 21, kHangulTCount = 28,
-              kHangulNCount = kHangulVCount * kHangulTCount, kHangulSCount = kHangulLCount * kHangulNCount;
+constexpr char32_t kHangulSBase = 0xAC00, kHangulLBase = 0x1100, kHangulVBase = 0x1161, kHangulTBase = 0x11A7;
+constexpr int kHangulLCount = 19, kHangulVCount = 21, kHangulTCount = 28, kHangulNCount = kHangulVCount * kHangulTCount,
+              kHangulSCount = kHangulLCount * kHangulNCount;
 
-bool is_hangul_syllable(char32_t c) { return c >= kHangulSBase && c < kHangulSBase + char32_t(kHangulSCount); }
+bool is_hangul_syllable(char32_t c) {
+    return c >= kHangulSBase && c < kHangulSBase + char32_t(kHangulSCount);
+}
 
 const Decomposition* find_decomposition(char32_t c) {
     const Decomposition* begin = kDecompositions;
@@ -52,8 +53,7 @@ const Decomposition* find_decomposition(char32_t c) {
 
 // Canonical composite of a pair, or 0 when the pair does not compose.
 char32_t compose_pair(char32_t a, char32_t b) {
-    if (a >= kHangulLBase && a < kHangulLBase + kHangulLCount && b >= kHangulVBase &&
-        b < kHangulVBase + kHangulVCount)
+    if (a >= kHangulLBase && a < kHangulLBase + kHangulLCount && b >= kHangulVBase && b < kHangulVBase + kHangulVCount)
         return kHangulSBase + ((a - kHangulLBase) * kHangulVCount + (b - kHangulVBase)) * kHangulTCount;
     if (is_hangul_syllable(a) && (a - kHangulSBase) % kHangulTCount == 0 && b > kHangulTBase &&
         b < kHangulTBase + kHangulTCount)
@@ -66,10 +66,16 @@ char32_t compose_pair(char32_t a, char32_t b) {
     return (it != end && it->first == a && it->second == b) ? it->composite : 0;
 }
 
-bool is_cr_or_lf(char32_t c) { return c == '\r' || c == '\n'; }
+bool is_cr_or_lf(char32_t c) {
+    return c == '\r' || c == '\n';
+}
 // [^\s\p{L}\p{N}]: punctuation, symbols and anything else that is neither space nor word.
-bool is_other(char32_t c) { return !is_whitespace(c) && !is_letter(c) && !is_number(c); }
-char32_t ascii_lower(char32_t c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
+bool is_other(char32_t c) {
+    return !is_whitespace(c) && !is_letter(c) && !is_number(c);
+}
+char32_t ascii_lower(char32_t c) {
+    return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+}
 
 // Contractions 's 't 're 've 'm 'll 'd at i; returns the end or i. `fold` makes the letters
 // match either case, as (?i:...) does in Qwen2's pattern (ASCII only: Oniguruma does not fold
@@ -155,7 +161,9 @@ const char* const kQwen2Pattern =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 const char* const kGpt2Pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
-const char* tables_version() { return kUnicodeTablesVersion; }
+const char* tables_version() {
+    return kUnicodeTablesVersion;
+}
 
 bool is_letter(char32_t c) {
     if (c < 0x80) return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
@@ -235,8 +243,8 @@ std::u32string decode_utf8(std::string_view s, std::string_view what) {
         if (len == 0) {
             char buf[8];
             std::snprintf(buf, sizeof buf, "0x%02X", static_cast<unsigned char>(s[i]));
-            throw Error("invalid UTF-8 in " + std::string(what) + " at byte offset " + std::to_string(i) +
-                        " (byte " + buf + ")");
+            throw Error("invalid UTF-8 in " + std::string(what) + " at byte offset " + std::to_string(i) + " (byte " +
+                        buf + ")");
         }
         out.push_back(cp);
         i += len;

@@ -1,6 +1,5 @@
-// Unicode support for the tokenizer: strict UTF-8, the character classes its pre-tokenizer
-// patterns use (\p{L}, \p{N}, \s, \w), NFC, and the Qwen2 / GPT-2 pre-tokenizer splitters.
-// Tables come from engine/src/unicode_tables.inc (generated from Python's unicodedata).
+// Unicode support for the tokenizer: strict UTF-8, the classes its pre-tokenizer patterns use
+// (\p{L}, \p{N}, \s, \w), NFC, and the Qwen2 / GPT-2 splitters; tables in unicode_tables.inc.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Generates engine/src/unicode_tables.inc (Unicode properties and NFC data for the tokenizer) from
 # Python's unicodedata. Run by hand: python3 engine/tools/gen_unicode_tables.py [OUTPUT]
-"""Writes the tables the tokenizer's pre-tokenizer and NFC normalizer read.
+r"""Writes the tables the tokenizer's pre-tokenizer and NFC normalizer read.
 
 Everything comes from the running Python's unicodedata (its Unicode version is recorded in the
 output). When the `tokenizers` package is importable, \p{L}, \p{N} and \s are also asked of its
@@ -60,7 +60,8 @@ def canonical_decomposition(cp):
 
 
 def reference_classes():
-    """{name: set of code points} for \p{L}, \p{N}, \s per tokenizers' regex engine, or None."""
+    r"""({name: code points} for \p{L}, \p{N}, \s per tokenizers' regex engine, its version),
+    or (None, None) when tokenizers is not importable."""
     try:
         import tokenizers
         from tokenizers import Regex, pre_tokenizers

@@ -89,8 +89,8 @@ inline int run_all() {
     } while (0)
 #define CHECK_EQ(a, b)                                                                        \
     do {                                                                                      \
-        auto&& check_a_ = (a);                                                                \
-        auto&& check_b_ = (b);                                                                \
+        const auto check_a_ = (a);                                                            \
+        const auto check_b_ = (b);                                                            \
         if (!(check_a_ == check_b_))                                                          \
             ::check::fail(__FILE__, __LINE__, ::check::describe(#a, #b, check_a_, check_b_)); \
     } while (0)

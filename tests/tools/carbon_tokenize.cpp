@@ -1,6 +1,5 @@
-// carbon_tokenize: a small driver the Python parity test (tests/python/test_tokenizer_parity.py)
-// runs to encode text and DNA with the engine's tokenizer, NFC-normalize strings, and write the
-// stand-in test tokenizer. Requests and answers are JSON so any string survives the trip.
+// carbon_tokenize: the driver tests/python/test_tokenizer_parity.py runs to encode text and DNA,
+// NFC-normalize strings and write the stand-in tokenizer; JSON in and out so any string survives.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -65,8 +64,7 @@ int encode(const char* dir, int vocab_size, const char* request_path) {
                    {"dna_close_id", tok.dna_close_id()},
                    {"oov_id", tok.oov_id()}};
     out["text"] = json::array();
-    for (const json& s : req.value("text", json::array()))
-        out["text"].push_back(tok.encode_text(s.get<std::string>()));
+    for (const json& s : req.value("text", json::array())) out["text"].push_back(tok.encode_text(s.get<std::string>()));
     out["dna_open"] = json::array();
     out["dna_closed"] = json::array();
     for (const json& s : req.value("dna", json::array())) {
@@ -86,7 +84,8 @@ int encode(const char* dir, int vocab_size, const char* request_path) {
 
 int nfc(const char* request_path) {
     json out = json::array();
-    for (const json& s : read_request(request_path)) out.push_back(carbon::unicode::nfc(std::string_view(s.get<std::string>())));
+    for (const json& s : read_request(request_path))
+        out.push_back(carbon::unicode::nfc(std::string_view(s.get<std::string>())));
     std::cout << out.dump() << "\n";
     return 0;
 }
@@ -100,11 +99,16 @@ int write_tokenizer(int argc, char** argv) {
             if (i + 1 >= argc) throw carbon::Error(a + " needs a value");
             return std::atoi(argv[++i]);
         };
-        if (a == "--vocab-size") options.vocab_size = number();
-        else if (a == "--dna-open-id") options.dna_open_id = number();
-        else if (a == "--num-merges") options.num_merges = number();
-        else if (a == "--list-kmers") options.list_kmers = true;
-        else throw carbon::Error("unknown option " + a);
+        if (a == "--vocab-size")
+            options.vocab_size = number();
+        else if (a == "--dna-open-id")
+            options.dna_open_id = number();
+        else if (a == "--num-merges")
+            options.num_merges = number();
+        else if (a == "--list-kmers")
+            options.list_kmers = true;
+        else
+            throw carbon::Error("unknown option " + a);
     }
     carbon::write_test_tokenizer(argv[2], options);
     return 0;

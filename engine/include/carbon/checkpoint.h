@@ -53,6 +53,11 @@ public:
     const ModelWeights& weights() const { return weights_; }
     const SafetensorsArchive& archive() const { return archive_; }
 
+    // Extends the context with YaRN (factor f: the native max_position_embeddings becomes
+    // original_max_position_embeddings and the context f times it), as the Carbon card does for
+    // long inputs. Error when the config already scales RoPE or f <= 1.
+    void extend_context_yarn(double factor);
+
     Checkpoint(Checkpoint&&) = default;
     Checkpoint& operator=(Checkpoint&&) = default;
 

@@ -94,7 +94,11 @@ inline uint16_t f32_to_f16(float f) {
 // Reads element i of a raw tensor of type t as f32.
 inline float load_as_f32(const void* data, DType t, size_t i) {
     switch (t) {
-        case DType::F32: return static_cast<const float*>(data)[i];
+        case DType::F32: {  // memcpy: a tensor after an odd number of 2-byte elements is not 4-byte aligned
+            float f;
+            std::memcpy(&f, static_cast<const uint8_t*>(data) + 4 * i, 4);
+            return f;
+        }
         case DType::F16: return f16_to_f32(static_cast<const uint16_t*>(data)[i]);
         case DType::BF16: return bf16_to_f32(static_cast<const uint16_t*>(data)[i]);
     }

@@ -19,6 +19,7 @@ const char* backend_kind_name(BackendKind kind);
 struct ModelOptions {
     BackendKind backend = BackendKind::Auto;
     int threads = 0;  // CPU threads; <= 0: all cores
+    double yarn_factor = 0;  // > 1: extend the context with YaRN (Checkpoint::extend_context_yarn)
 };
 
 class Model {

@@ -1,0 +1,37 @@
+// Shared pieces of carbon-cli commands: model loading from --model/--backend/--threads/--yarn,
+// metadata tag resolution against the offered list, and a progress line on stderr.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "carbon/model.h"
+#include "cli_args.h"
+
+namespace carbon::cli {
+
+// Loads --model with --backend (auto|cpu|cuda), --threads and --yarn when present in `a`;
+// prints the backend notice once on stderr.
+std::unique_ptr<Model> load_model_from_args(const Args& a);
+
+// "--tags a,b" -> the text placed before <dna>. Each tag is taken as written if it is in the
+// offered list (resources/metadata_tags.txt), with or without its angle brackets; otherwise an
+// Error listing the offered tags, unless `free` is set (then used as written).
+std::string resolve_tags(const std::string& comma_list, bool free);
+
+// Prints "done/total unit (rate/s, ETA)" on stderr at most twice a second, once the work has
+// run for a second; nothing when quiet.
+class ProgressPrinter {
+public:
+    explicit ProgressPrinter(bool quiet) : quiet_(quiet), start_(std::chrono::steady_clock::now()) {}
+    void update(double done, double total, const char* unit, double rate);
+    void finish();
+
+private:
+    bool quiet_;
+    bool printed_ = false;
+    std::chrono::steady_clock::time_point start_, last_{};
+};
+
+}  // namespace carbon::cli

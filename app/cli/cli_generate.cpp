@@ -1,0 +1,113 @@
+// carbon-cli generate: designs (FNS or direct 6-mer) with templates, constraints, a left context
+// and a right flank, written as FASTA whose headers carry the run's settings and scores.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "carbon/fns_generate.h"
+#include "carbon/model.h"
+#include "cli_args.h"
+#include "cli_common.h"
+#include "cli_fasta.h"
+#include "commands.h"
+
+namespace carbon::cli {
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string part;
+    while (std::getline(ss, part, sep))
+        if (!part.empty()) out.push_back(part);
+    return out;
+}
+
+std::string read_single_record(const std::string& path, const std::string& what) {
+    auto recs = read_fasta(path);
+    if (recs.size() != 1)
+        throw Error(path + ": --" + what + " needs a FASTA file with exactly one record (it has " + std::to_string(recs.size()) + ")");
+    return recs[0].sequence;
+}
+
+}  // namespace
+
+int cmd_generate(const std::vector<std::string>& argv) {
+    Args a(argv,
+           {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
+            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks"},
+           {"free-tags", "quiet"});
+    DesignRequest req;
+    if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
+    req.left_context = a.get("context-fasta") ? read_single_record(*a.get("context-fasta"), "context-fasta") : a.get_or("context", "");
+    req.right_flank = a.get_or("right-flank", "");
+    req.tags = resolve_tags(a.get_or("tags", ""), a.flag("free-tags"));
+    if (a.get("length") && a.get("template")) {
+        // Both given: they must agree (checked by the engine).
+    }
+    req.template_iupac = a.get_or("template", "");
+    req.length = size_t(a.integer("length", 0, 1, 100000000));
+    if (!a.get("length") && !a.get("template")) throw Error("give --length N or --template IUPAC");
+    req.count = size_t(a.integer("count", 1, 1, 100000));
+    const std::string mode = a.get_or("mode", "fns");
+    if (mode == "fns") req.mode = GenerationMode::Fns;
+    else if (mode == "direct") req.mode = GenerationMode::Direct;
+    else throw Error("--mode must be fns or direct, not '" + mode + "'");
+    req.sampling.temperature = float(a.number("temperature", 1.0, 0.0, 100.0));
+    req.sampling.top_p = float(a.number("top-p", 1.0, 1e-6, 1.0));
+    req.sampling.seed = uint64_t(a.integer("seed", 0, 0, (1ll << 62)));
+    req.constraints.max_homopolymer = int(a.integer("max-homopolymer", 0, 0, 1000000));
+    req.constraints.forbidden_motifs = split(a.get_or("forbid", ""), ',');
+    if (auto gc = a.get("gc")) {
+        auto dash = gc->find('-');
+        char* end = nullptr;
+        if (dash == std::string::npos) throw Error("--gc must be MIN-MAX, e.g. 0.4-0.6");
+        std::string lo = gc->substr(0, dash), hi = gc->substr(dash + 1);
+        req.constraints.gc_min = std::strtod(lo.c_str(), &end);
+        if (lo.empty() || *end) throw Error("--gc: '" + lo + "' is not a number");
+        req.constraints.gc_max = std::strtod(hi.c_str(), &end);
+        if (hi.empty() || *end) throw Error("--gc: '" + hi + "' is not a number");
+    }
+    req.max_backtracks = size_t(a.integer("max-backtracks", 512, 0, 1 << 30));
+    const std::string out_path = a.required("out");
+
+    auto m = load_model_from_args(a);
+    const bool quiet = a.flag("quiet");
+    ProgressPrinter progress(quiet);
+    std::ofstream out(out_path + ".partial", std::ios::trunc);
+    if (!out) throw Error("cannot write " + out_path + ".partial");
+    GenerationCallbacks cb;
+    cb.progress = [&](const GenerationProgress& p) {
+        progress.update(double(p.bases_done), double(p.bases_total), "bp", p.bases_per_second);
+        return true;
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    GenerationResult r = generate_designs(m->backend(), m->tokenizer(), req, cb);
+    progress.finish();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const std::string& n : r.notices) std::fprintf(stderr, "note: %s\n", n.c_str());
+    for (const Design& d : r.designs) {
+        out << ">design_" << d.index + 1 << " rank=" << d.rank << " design_logp=" << d.design_logp
+            << " ranking_logp=" << d.ranking_logp << " length=" << d.bases.size() << " mode=" << generation_mode_name(req.mode)
+            << " temperature=" << req.sampling.temperature << " top_p=" << req.sampling.top_p << " seed=" << req.sampling.seed
+            << " stream=" << d.index;
+        if (!req.template_iupac.empty()) out << " template=" << req.template_iupac;
+        if (req.constraints.max_homopolymer) out << " max_homopolymer=" << req.constraints.max_homopolymer;
+        if (!req.constraints.forbidden_motifs.empty()) out << " forbid=" << a.get_or("forbid", "");
+        if (a.get("gc")) out << " gc=" << *a.get("gc");
+        if (!req.tags.empty()) out << " tags=" << req.tags;
+        out << " backtracks=" << d.backtracks << "\n";
+        for (size_t i = 0; i < d.bases.size(); i += 60) out << d.bases.substr(i, 60) << "\n";
+    }
+    out.close();
+    if (!out) throw Error("cannot write " + out_path + ".partial (disk full?)");
+    std::filesystem::rename(out_path + ".partial", out_path);
+    const double bp = double(r.designs.size()) * double(req.template_iupac.empty() ? req.length : req.template_iupac.size());
+    std::fprintf(stderr, "%zu design(s), %.0f bp in %.2f s (%.1f bp/s, %s mode) on %s -> %s\n", r.designs.size(), bp, secs,
+                 bp / secs, generation_mode_name(req.mode), m->backend().describe().c_str(), out_path.c_str());
+    return 0;
+}
+
+}  // namespace carbon::cli

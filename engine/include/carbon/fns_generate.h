@@ -1,0 +1,77 @@
+// Design generation: base-level (FNS) or direct 6-mer, with IUPAC templates, design constraints
+// enforced while generating (never filtered afterwards), a left context of any length, a fixed
+// right flank that finished designs are scored with and ranked by, and many designs per
+// request run as one ragged batch.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "carbon/backend.h"
+#include "carbon/fns.h"
+#include "carbon/sampling.h"
+#include "carbon/tokenizer.h"
+
+namespace carbon {
+
+enum class GenerationMode { Fns, Direct };
+const char* generation_mode_name(GenerationMode mode);
+
+struct DesignConstraints {
+    int max_homopolymer = 0;                  // longest allowed run of one base; 0 = no limit
+    std::vector<std::string> forbidden_motifs;  // IUPAC, checked on both strands
+    double gc_min = 0.0, gc_max = 1.0;        // GC fraction window over the design
+    bool active() const { return max_homopolymer > 0 || !forbidden_motifs.empty() || gc_min > 0.0 || gc_max < 1.0; }
+};
+
+struct DesignRequest {
+    std::string tags;            // metadata text before <dna> (may be empty)
+    std::string left_context;    // bases the designs continue (any length, may be empty)
+    std::string right_flank;     // fixed bases after the design, used for scoring and ranking
+    size_t length = 0;           // design length in bases (ignored when template_iupac is set)
+    std::string template_iupac;  // allowed bases per design position; its length is the length
+    size_t count = 1;            // designs; design i draws from Philox stream i
+    GenerationMode mode = GenerationMode::Fns;
+    SamplingParams sampling;     // FNS: temperature/top-p per base; direct: per 6-mer token
+    DesignConstraints constraints;
+    size_t max_backtracks = 512;  // per design: 6-mer tokens that may be revisited
+};
+
+struct Design {
+    size_t index = 0;          // position in the request (its random stream)
+    std::string bases;         // exactly the requested length
+    double design_logp = 0;    // base-level mean log p over the design's bases (FNS marginals)
+    double ranking_logp = 0;   // base-level mean log p over design + right flank bases
+    int rank = 0;              // 1 = best ranking_logp among the returned designs
+    size_t backtracks = 0;     // 6-mer tokens revisited to satisfy the constraints
+};
+
+struct GenerationProgress {
+    size_t bases_done = 0, bases_total = 0;
+    double seconds = 0;
+    double bases_per_second = 0;
+};
+
+struct GenerationCallbacks {
+    // Called after every decode step (from the calling thread); return false to cancel.
+    std::function<bool(const GenerationProgress&)> progress;
+    // Called once per finished design, in rank order, before generate_designs returns.
+    std::function<void(const Design&)> on_design;
+};
+
+struct GenerationResult {
+    std::vector<Design> designs;  // ranked, best first
+    bool cancelled = false;
+    std::vector<std::string> notices;  // context characters upper-cased / not ACGT, etc.
+};
+
+// Validates the request up front (template letters, lengths, motifs, constraints that the fixed
+// template bases already violate, a GC window the template cannot meet): Error naming the
+// position. Then generates. Error when constraints leave no way to continue within the
+// backtracking budget, naming the design position.
+GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, const DesignRequest& request,
+                                  const GenerationCallbacks& callbacks = {});
+
+}  // namespace carbon

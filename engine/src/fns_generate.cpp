@@ -1,0 +1,474 @@
+// Design generation (see fns_generate.h). Each design is one backend sequence forked from the
+// shared prompt; every decode step chooses one 6-mer per design and runs all designs as one
+// ragged batch. Choice within a 6-mer is a depth-first search over its six bases in the order
+// the sampler prefers them, so when no constraint binds the first leaf is exactly the
+// unconstrained FNS choice; when a whole 6-mer fails, the design backtracks one token (KV
+// cache truncated) with that 6-mer excluded.
+#include "carbon/fns_generate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <set>
+
+namespace carbon {
+
+const char* generation_mode_name(GenerationMode m) { return m == GenerationMode::Fns ? "fns" : "direct"; }
+
+namespace {
+
+constexpr size_t kHistoryDepth = 16;  // tokens a design can step back
+
+char upper(char c) { return c >= 'a' && c <= 'z' ? char(c - 32) : c; }
+
+// What every design of a request shares: prompt, masks, constraint tables.
+struct Plan {
+    std::vector<int32_t> prompt;  // tags + <dna> + the context's whole 6-mers
+    std::string head;             // upper-cased context bases covered by the prompt's 6-mers
+    size_t tail_len = 0;          // context bases after them (0..5): fixed bases of the first token
+    size_t design_len = 0;
+    size_t gen_len = 0;           // tail_len + design_len
+    size_t n_tokens = 0;          // ceil(gen_len / 6)
+    std::vector<BaseMask> masks;  // per generated position (tail, then design)
+    std::string flank;            // upper-cased right flank
+    std::vector<std::vector<BaseMask>> motifs;  // forbidden patterns, both strands
+    int gc_lo = 0, gc_hi = 0;
+    std::vector<int> gc_min_after, gc_max_after;  // G/C still forced / possible after design position i
+};
+
+bool is_gc(char c) { return c == 'G' || c == 'C'; }
+
+std::vector<BaseMask> reverse_complement_mask(const std::vector<BaseMask>& m) {
+    // Complement swaps A<->T (bits 0,1) and C<->G (bits 2,3).
+    std::vector<BaseMask> r(m.rbegin(), m.rend());
+    for (BaseMask& b : r) b = BaseMask(((b & 1) << 1) | ((b & 2) >> 1) | ((b & 4) << 1) | ((b & 8) >> 1));
+    return r;
+}
+
+BaseMask char_bit(char c) {
+    const int code = base_code(c);
+    return code < 0 ? BaseMask(0) : base_bit(code);
+}
+
+Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::string>& notices) {
+    Plan p;
+    if (r.count == 0 || r.count > 100000) throw Error("design count must be between 1 and 100000");
+    if (!(r.sampling.temperature >= 0.f) || !std::isfinite(r.sampling.temperature))
+        throw Error("temperature must be a finite number >= 0");
+    if (!(r.sampling.top_p > 0.f && r.sampling.top_p <= 1.f)) throw Error("top-p must be in (0, 1]");
+    std::vector<BaseMask> design_masks;
+    if (!r.template_iupac.empty()) {
+        design_masks = parse_template(r.template_iupac);
+        if (r.length && r.length != design_masks.size())
+            throw Error("the template has " + std::to_string(design_masks.size()) + " positions but the length is " +
+                        std::to_string(r.length));
+    } else {
+        if (r.length == 0) throw Error("design length must be at least 1 base (or give a template)");
+        design_masks.assign(r.length, kAnyBase);
+    }
+    p.design_len = design_masks.size();
+
+    std::string ctx(r.left_context.size(), 'A');
+    for (size_t i = 0; i < ctx.size(); ++i) ctx[i] = upper(r.left_context[i]);
+    const size_t whole = ctx.size() / 6 * 6;
+    p.head = ctx.substr(0, whole);
+    const std::string tail = ctx.substr(whole);
+    p.tail_len = tail.size();
+    DnaEncoding enc = tok.encode_prompt(r.tags, r.left_context.substr(0, whole), false);
+    p.prompt = enc.ids;
+    for (const DnaNotice& n : enc.notices) {
+        std::string where = "context position " + std::to_string(n.position + 1);
+        if (n.count > 1) where += "-" + std::to_string(n.position + n.count);
+        where += n.kind == DnaNotice::Lowercase ? ": lowercase, upper-cased" : ": not A/C/G/T, its 6-mer is <oov>";
+        notices.push_back(std::move(where));
+    }
+    for (size_t i = 0; i < tail.size(); ++i) {
+        const BaseMask b = char_bit(tail[i]);
+        if (!b) notices.push_back("context position " + std::to_string(whole + i + 1) + ": '" + tail[i] +
+                                  "' is not A/C/G/T; the model may choose any base there, and it is not part of the design");
+        p.masks.push_back(b ? b : kAnyBase);
+    }
+    p.masks.insert(p.masks.end(), design_masks.begin(), design_masks.end());
+    p.gen_len = p.masks.size();
+    p.n_tokens = (p.gen_len + 5) / 6;
+    p.flank.resize(r.right_flank.size());
+    for (size_t i = 0; i < p.flank.size(); ++i) p.flank[i] = upper(r.right_flank[i]);
+    if (p.head.size() + p.tail_len == 0 && tok.dna_open_id() < 0) throw Error("tokenizer has no <dna>");
+
+    const DesignConstraints& c = r.constraints;
+    if (c.max_homopolymer < 0) throw Error("the maximum homopolymer run must be >= 1 (0 = no limit)");
+    for (size_t k = 0; k < c.forbidden_motifs.size(); ++k) {
+        const std::string what = "forbidden motif " + std::to_string(k + 1) + " (" + c.forbidden_motifs[k] + ")";
+        auto m = parse_template(c.forbidden_motifs[k], what.c_str());
+        if (m.size() > 64) throw Error(what + " is longer than 64 bases");
+        p.motifs.push_back(m);
+        p.motifs.push_back(reverse_complement_mask(m));
+    }
+    if (!(c.gc_min >= 0.0 && c.gc_max <= 1.0 && c.gc_min <= c.gc_max))
+        throw Error("the GC window must satisfy 0 <= min <= max <= 1 (got " + std::to_string(c.gc_min) + ".." +
+                    std::to_string(c.gc_max) + ")");
+    const double n = double(p.design_len);
+    p.gc_lo = int(std::ceil(c.gc_min * n - 1e-9));
+    p.gc_hi = int(std::floor(c.gc_max * n + 1e-9));
+    if (p.gc_lo > p.gc_hi)
+        throw Error("the GC window " + std::to_string(c.gc_min) + ".." + std::to_string(c.gc_max) +
+                    " allows no whole number of G/C bases in a " + std::to_string(p.design_len) + " bp design");
+    p.gc_min_after.assign(p.design_len + 1, 0);
+    p.gc_max_after.assign(p.design_len + 1, 0);
+    for (size_t i = p.design_len; i-- > 0;) {
+        const BaseMask m = design_masks[i];
+        const bool can_gc = m & (base_bit(2) | base_bit(3)), must_gc = !(m & (base_bit(0) | base_bit(1)));
+        p.gc_min_after[i] = p.gc_min_after[i + 1] + (must_gc ? 1 : 0);
+        p.gc_max_after[i] = p.gc_max_after[i + 1] + (can_gc ? 1 : 0);
+    }
+    if (p.gc_min_after[0] > p.gc_hi || p.gc_max_after[0] < p.gc_lo)
+        throw Error("the template forces between " + std::to_string(p.gc_min_after[0]) + " and " +
+                    std::to_string(p.gc_max_after[0]) + " G/C bases, outside the GC window (" + std::to_string(p.gc_lo) +
+                    ".." + std::to_string(p.gc_hi) + " of " + std::to_string(p.design_len) + ")");
+    // Fixed template bases that already break a constraint make the request impossible.
+    auto single = [](BaseMask m) { return m && !(m & (m - 1)); };
+    if (c.max_homopolymer > 0) {
+        size_t run = 0;
+        for (size_t i = 0; i < p.design_len; ++i) {
+            run = single(design_masks[i]) && i > 0 && design_masks[i] == design_masks[i - 1] && run ? run + 1
+                  : single(design_masks[i])                                                    ? 1
+                                                                                               : 0;
+            if (run > size_t(c.max_homopolymer))
+                throw Error("the template fixes a run of " + std::to_string(run) + " identical bases ending at design position " +
+                            std::to_string(i + 1) + ", longer than the maximum homopolymer " + std::to_string(c.max_homopolymer));
+        }
+    }
+    for (size_t k = 0; k < p.motifs.size(); ++k) {
+        const auto& m = p.motifs[k];
+        for (size_t s = 0; s + m.size() <= p.design_len; ++s) {
+            bool forced = true;
+            for (size_t j = 0; j < m.size() && forced; ++j) forced = single(design_masks[s + j]) && (design_masks[s + j] & ~m[j]) == 0;
+            if (forced)
+                throw Error("the template fixes forbidden motif " + c.forbidden_motifs[k / 2] + (k % 2 ? " (reverse strand)" : "") +
+                            " at design positions " + std::to_string(s + 1) + "-" + std::to_string(s + m.size()));
+        }
+    }
+    return p;
+}
+
+struct Step {
+    Marginals choice{};  // masked marginals used to choose (FNS mode)
+    Marginals plain{};   // unmasked marginals (scores)
+    std::vector<float> logits;  // direct mode: the DNA logits, to choose again after a backtrack
+    std::set<int> excluded;     // 6-mers that led to dead ends
+};
+
+struct DesignState {
+    SeqId seq = -1;
+    std::vector<int> tokens;    // chosen 6-mer indices
+    std::string seq_bases;      // head + generated bases so far (6 per chosen token)
+    std::deque<Step> history;   // data of the last steps; back() is the step being chosen
+    std::vector<double> logp;   // per generated position: log p of the chosen base (plain marginal)
+    size_t backtracks = 0;
+    int32_t pending = -1;       // vocabulary id to forward next
+};
+
+class Generator {
+public:
+    Generator(Backend& be, const Tokenizer& tok, const DesignRequest& r, const Plan& p)
+        : be_(be), tok_(tok), r_(r), p_(p), c_(r.constraints) {}
+
+    GenerationResult run(const GenerationCallbacks& cb, std::vector<std::string> notices);
+
+private:
+    // Generated position -> absolute index in seq_bases.
+    size_t abs_index(size_t gen_pos) const { return p_.head.size() + gen_pos; }
+    bool is_design(size_t gen_pos) const { return gen_pos >= p_.tail_len && gen_pos < p_.gen_len; }
+
+    // Checks the constraints for the base just appended at generated position `gen_pos`.
+    bool base_ok(const DesignState& d, size_t gen_pos) const;
+    bool choose_fns(DesignState& d, Step& st, size_t step, size_t design_index);
+    bool choose_direct(DesignState& d, Step& st, size_t step, size_t design_index);
+    void choose(DesignState& d, size_t design_index);
+    void push_step(DesignState& d, const float* logits, size_t width);
+
+    Backend& be_;
+    const Tokenizer& tok_;
+    const DesignRequest& r_;
+    const Plan& p_;
+    const DesignConstraints& c_;
+};
+
+bool Generator::base_ok(const DesignState& d, size_t gen_pos) const {
+    if (!is_design(gen_pos) || !c_.active()) return true;
+    const std::string& s = d.seq_bases;
+    const size_t a = abs_index(gen_pos);
+    const char b = s[a];
+    const bool last = gen_pos + 1 == p_.gen_len;
+    if (c_.max_homopolymer > 0) {
+        size_t run = 1;
+        for (size_t i = a; i-- > 0 && s[i] == b;) ++run;
+        if (last)
+            for (size_t i = 0; i < p_.flank.size() && p_.flank[i] == b; ++i) ++run;
+        if (run > size_t(c_.max_homopolymer)) return false;
+    }
+    if (!p_.motifs.empty()) {
+        auto at = [&](size_t i) -> char { return i < s.size() ? s[i] : p_.flank[i - s.size()]; };
+        const size_t known = last ? s.size() + p_.flank.size() : a + 1;
+        for (const auto& m : p_.motifs) {
+            const size_t L = m.size();
+            // Windows ending at a; at the design's last base also those reaching into the flank.
+            const size_t first_end = a, last_end = last ? std::min(known - 1, a + L - 1) : a;
+            for (size_t end = first_end; end <= last_end; ++end) {
+                if (end + 1 < L) continue;
+                const size_t start = end + 1 - L;
+                bool match = true;
+                for (size_t j = 0; j < L && match; ++j) match = (char_bit(at(start + j)) & m[j]) != 0;
+                if (match) return false;
+            }
+        }
+    }
+    if (p_.gc_lo > 0 || p_.gc_hi < int(p_.design_len)) {
+        const size_t design_pos = gen_pos - p_.tail_len;
+        int g = 0;
+        for (size_t i = abs_index(p_.tail_len); i <= a; ++i) g += is_gc(s[i]);
+        if (g + p_.gc_max_after[design_pos + 1] < p_.gc_lo || g + p_.gc_min_after[design_pos + 1] > p_.gc_hi) return false;
+    }
+    return true;
+}
+
+void Generator::push_step(DesignState& d, const float* logits, size_t width) {
+    Step st;
+    std::vector<float> probs(width);
+    dna_softmax(std::span<const float>(logits, width), probs);
+    st.plain = fns_marginals(probs);
+    const size_t step = d.tokens.size();
+    std::array<BaseMask, 6> mask;
+    for (size_t j = 0; j < 6; ++j) {
+        const size_t g = step * 6 + j;
+        mask[j] = g < p_.gen_len ? p_.masks[g] : kAnyBase;
+    }
+    if (r_.mode == GenerationMode::Fns) {
+        if (fns_masked_marginals(probs, mask, st.choice) <= 0.0)
+            throw Error("the model gives zero probability to every 6-mer the template allows at design position " +
+                        std::to_string(step * 6 + 1 > p_.tail_len ? step * 6 + 1 - p_.tail_len : 1));
+    } else {
+        st.logits.assign(logits, logits + width);
+    }
+    d.history.push_back(std::move(st));
+    if (d.history.size() > kHistoryDepth) d.history.pop_front();
+}
+
+bool Generator::choose_fns(DesignState& d, Step& st, size_t step, size_t design_index) {
+    // Depth-first over the six bases; on each level the sampler's pick comes first, then the
+    // pick again among what is left (a sample from the restricted distribution).
+    std::array<float, 6> u{};
+    for (size_t j = 0; j < 6; ++j)
+        u[j] = r_.sampling.temperature > 0 ? uniform01(r_.sampling.seed, design_index, 2 * step + j / 4, uint32_t(j % 4)) : 0.f;
+    int index = 0;
+    std::function<bool(size_t)> dfs = [&](size_t j) -> bool {
+        if (j == 6) return !st.excluded.count(index);
+        const size_t g = step * 6 + j;
+        const BaseMask allowed = g < p_.gen_len ? p_.masks[g] : kAnyBase;
+        BaseMask tried = 0;
+        for (;;) {
+            const BaseMask left = BaseMask(allowed & ~tried);
+            if (!left) return false;
+            auto q = adjust_base_distribution(st.choice[j], left, r_.sampling.temperature, r_.sampling.top_p);
+            int b = pick_base(q, u[j]);
+            if (b < 0) {  // what is left has no mass (outside the nucleus or zero): most likely first
+                for (int c = 0; c < 4; ++c)
+                    if ((left >> c & 1) && (b < 0 || st.choice[j][size_t(c)] > st.choice[j][size_t(b)])) b = c;
+            }
+            tried |= base_bit(b);
+            d.seq_bases.push_back(kKmerBases[size_t(b)]);
+            index = index * 4 + b;
+            if (base_ok(d, g) && dfs(j + 1)) return true;
+            index /= 4;
+            d.seq_bases.pop_back();
+        }
+    };
+    const size_t before = d.seq_bases.size();
+    if (dfs(0)) {
+        d.tokens.push_back(index);
+        return true;
+    }
+    d.seq_bases.resize(before);
+    return false;
+}
+
+bool Generator::choose_direct(DesignState& d, Step& st, size_t step, size_t design_index) {
+    std::vector<float> cand(st.logits.size(), -std::numeric_limits<float>::infinity());
+    size_t n_cand = 0;
+    for (int v = 0; v < kNumKmers; ++v) {
+        if (st.excluded.count(v)) continue;
+        bool ok = true;
+        for (size_t j = 0; j < 6 && ok; ++j) {
+            const size_t g = step * 6 + j;
+            ok = g >= p_.gen_len || (p_.masks[g] >> kmer_base(v, int(j)) & 1);
+        }
+        if (ok) cand[size_t(v)] = st.logits[size_t(v)], ++n_cand;
+    }
+    const float u = r_.sampling.temperature > 0 ? uniform01(r_.sampling.seed, design_index, step, 0) : 0.f;
+    while (n_cand > 0) {
+        const int v = int(sample_index(cand, r_.sampling, u));
+        if (!std::isfinite(cand[size_t(v)])) break;
+        const size_t before = d.seq_bases.size();
+        bool ok = true;
+        for (size_t j = 0; j < 6 && ok; ++j) {
+            d.seq_bases.push_back(kKmerBases[size_t(kmer_base(v, int(j)))]);
+            ok = base_ok(d, step * 6 + j);
+        }
+        if (ok) {
+            d.tokens.push_back(v);
+            return true;
+        }
+        d.seq_bases.resize(before);
+        cand[size_t(v)] = -std::numeric_limits<float>::infinity();  // sample again among the rest
+        --n_cand;
+    }
+    return false;
+}
+
+void Generator::choose(DesignState& d, size_t design_index) {
+    for (;;) {
+        const size_t step = d.tokens.size();
+        Step& st = d.history.back();
+        const bool ok = r_.mode == GenerationMode::Fns ? choose_fns(d, st, step, design_index)
+                                                       : choose_direct(d, st, step, design_index);
+        if (ok) {
+            d.pending = tok_.kmer_id(d.tokens.back());
+            for (size_t j = 0; j < 6; ++j)
+                d.logp.push_back(std::log(double(st.plain[j][size_t(kmer_base(d.tokens.back(), int(j)))])));
+            return;
+        }
+        const size_t design_pos = step * 6 >= p_.tail_len ? step * 6 - p_.tail_len + 1 : 1;
+        if (step == 0 || d.history.size() < 2 || d.backtracks >= r_.max_backtracks)
+            throw Error("design " + std::to_string(design_index + 1) + ": the constraints cannot be met at design position " +
+                        std::to_string(design_pos) + " (after " + std::to_string(d.backtracks) +
+                        " backtracked 6-mers): no base sequence allowed by the template avoids the forbidden motifs, "
+                        "the homopolymer limit and the GC window there");
+        // Step back one token: forget this step, exclude the previous choice, drop it from the cache.
+        d.history.pop_back();
+        const int prev = d.tokens.back();
+        d.tokens.pop_back();
+        d.seq_bases.resize(d.seq_bases.size() - 6);
+        d.logp.resize(d.logp.size() - 6);
+        d.history.back().excluded.insert(prev);
+        be_.truncate_sequence(d.seq, p_.prompt.size() + d.tokens.size());
+        ++d.backtracks;
+    }
+}
+
+GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::string> notices) {
+    GenerationResult result;
+    result.notices = std::move(notices);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<DesignState> ds(r_.count);
+    const SeqId root = be_.create_sequence();
+    std::vector<SeqId> owned{root};
+    auto release = [&] {
+        for (SeqId s : owned) be_.free_sequence(s);
+    };
+    try {
+        ForwardOutput out;
+        ForwardItem first{root, p_.prompt, false};
+        be_.forward(std::span(&first, 1), Head::Dna, out);
+        for (size_t i = 0; i < ds.size(); ++i) {
+            ds[i].seq = i == 0 ? root : be_.fork_sequence(root);
+            if (i) owned.push_back(ds[i].seq);
+            ds[i].seq_bases = p_.head;
+            push_step(ds[i], out.row(0), out.width);
+        }
+        const size_t total = p_.design_len * ds.size();
+        for (size_t step = 0; step < p_.n_tokens; ++step) {
+            for (size_t i = 0; i < ds.size(); ++i) choose(ds[i], i);
+            GenerationProgress pr;
+            pr.bases_total = total;
+            pr.bases_done = std::min(p_.design_len, (step + 1) * 6 > p_.tail_len ? (step + 1) * 6 - p_.tail_len : 0) * ds.size();
+            pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            pr.bases_per_second = pr.seconds > 0 ? double(pr.bases_done) / pr.seconds : 0;
+            if (cb.progress && !cb.progress(pr)) {
+                result.cancelled = true;
+                release();
+                return result;
+            }
+            if (step + 1 == p_.n_tokens) break;
+            std::vector<ForwardItem> items(ds.size());
+            for (size_t i = 0; i < ds.size(); ++i) items[i] = {ds[i].seq, std::span<const int32_t>(&ds[i].pending, 1), false};
+            be_.forward(items, Head::Dna, out);
+            for (size_t i = 0; i < ds.size(); ++i) push_step(ds[i], out.row(i), out.width);
+        }
+        // Scores: the generated bases from the unmasked marginals of their steps (the numbers a
+        // closed scoring pass gives, since prediction is causal). With a right flank, one more
+        // ragged pass re-reads everything after the last whole generated 6-mer as the closed
+        // sequence tokenizes it: the partial last token, the flank and </dna>.
+        const size_t whole = p_.gen_len / 6;
+        const bool flank_pass = !p_.flank.empty();
+        std::vector<std::vector<int32_t>> extra(ds.size());
+        std::vector<std::string> rest(ds.size());
+        if (flank_pass) {
+            std::vector<ForwardItem> items;
+            for (size_t i = 0; i < ds.size(); ++i) {
+                DesignState& d = ds[i];
+                rest[i] = d.seq_bases.substr(abs_index(whole * 6), p_.gen_len - whole * 6) + p_.flank;
+                DnaEncoding enc = tok_.encode_dna(rest[i], true);
+                const int32_t before = whole > 0 ? tok_.kmer_id(d.tokens[whole - 1]) : p_.prompt.back();
+                extra[i].push_back(before);
+                extra[i].insert(extra[i].end(), enc.ids.begin() + long(enc.first_dna_token), enc.ids.end());
+                be_.truncate_sequence(d.seq, p_.prompt.size() + whole - 1);
+                items.push_back({d.seq, extra[i], true});
+            }
+            be_.forward(items, Head::Dna, out);
+            std::vector<float> probs(out.width);
+            for (size_t i = 0; i < ds.size(); ++i) {
+                DesignState& d = ds[i];
+                d.logp.resize(whole * 6);
+                for (size_t k = 0; k * 6 < rest[i].size(); ++k) {
+                    dna_softmax(std::span<const float>(out.row(i, k), out.width), probs);
+                    const Marginals m = fns_marginals(probs);
+                    for (size_t j = 0; j < 6 && k * 6 + j < rest[i].size(); ++j) {
+                        const int code = base_code(rest[i][k * 6 + j]);
+                        d.logp.push_back(code < 0 ? std::numeric_limits<double>::quiet_NaN()
+                                                  : std::log(double(m[j][size_t(code)])));
+                    }
+                }
+            }
+        }
+        for (size_t i = 0; i < ds.size(); ++i) {
+            DesignState& d = ds[i];
+            Design out_d;
+            out_d.index = i;
+            out_d.bases = d.seq_bases.substr(abs_index(p_.tail_len), p_.design_len);
+            out_d.backtracks = d.backtracks;
+            double sum = 0, all = 0;
+            size_t n_all = 0;
+            for (size_t g = p_.tail_len; g < p_.gen_len; ++g) sum += d.logp[g];
+            out_d.design_logp = sum / double(p_.design_len);
+            for (size_t g = p_.tail_len; g < d.logp.size() && g < p_.gen_len + p_.flank.size(); ++g)
+                if (!std::isnan(d.logp[g])) all += d.logp[g], ++n_all;
+            out_d.ranking_logp = flank_pass && n_all ? all / double(n_all) : out_d.design_logp;
+            result.designs.push_back(std::move(out_d));
+        }
+        std::stable_sort(result.designs.begin(), result.designs.end(),
+                         [](const Design& x, const Design& y) { return x.ranking_logp > y.ranking_logp; });
+        for (size_t i = 0; i < result.designs.size(); ++i) {
+            result.designs[i].rank = int(i + 1);
+            if (cb.on_design) cb.on_design(result.designs[i]);
+        }
+    } catch (...) {
+        release();
+        throw;
+    }
+    release();
+    return result;
+}
+
+}  // namespace
+
+GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, const DesignRequest& request,
+                                  const GenerationCallbacks& callbacks) {
+    std::vector<std::string> notices;
+    const Plan plan = make_plan(tokenizer, request, notices);
+    Generator g(backend, tokenizer, request, plan);
+    return g.run(callbacks, std::move(notices));
+}
+
+}  // namespace carbon
