@@ -4,14 +4,17 @@
 # Charts, Xvfb for the UI tests), configures and builds into build/.
 #   bash packaging/setup.sh          set up and build
 #   bash packaging/setup.sh --run    set up, build, then run the main job (see below)
+#   bash packaging/setup.sh --deps-only   install the system packages only
 # Extra CMake options can be passed in CARBON_CMAKE_ARGS.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 RUN=0
+DEPS_ONLY=0
 for a in "$@"; do
   case "$a" in
     --run) RUN=1 ;;
+    --deps-only) DEPS_ONLY=1 ;;
     *) echo "setup.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -32,6 +35,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+[ "$DEPS_ONLY" = 1 ] && exit 0
 
 # shellcheck disable=SC2086
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${CARBON_CMAKE_ARGS:-}

@@ -4,8 +4,7 @@
 # through CTest. GPU tests report themselves skipped where there is no GPU.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash packaging/setup.sh
+bash packaging/setup.sh --deps-only
 PY=$(bash tests/setup-test-deps.sh)
-cmake -S . -B build -DCARBON_WERROR=ON -DPython3_EXECUTABLE="$PY" >/dev/null
-cmake --build build --parallel "$(nproc)"
+CARBON_CMAKE_ARGS="-DCARBON_WERROR=ON -DPython3_EXECUTABLE=$PY" bash packaging/setup.sh
 ctest --test-dir build --output-on-failure --timeout 2400 -j "$(nproc)"
