@@ -22,7 +22,7 @@ done
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-PACKAGES=(build-essential cmake ninja-build pkg-config python3 python3-venv
+PACKAGES=(build-essential clang cmake ninja-build pkg-config python3 python3-venv
           nlohmann-json3-dev libsqlite3-dev sqlite3 zlib1g-dev
           qt6-base-dev libqt6charts6-dev libgl-dev xvfb xauth)
 missing=()
@@ -39,14 +39,15 @@ fi
 [ "$DEPS_ONLY" = 1 ] && exit 0
 
 # shellcheck disable=SC2086
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${CARBON_CMAKE_ARGS:-}
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCARBON_GUI=ON ${CARBON_CMAKE_ARGS:-}
 cmake --build build --parallel "$(nproc)"
 
 if [ "$RUN" = 1 ]; then
-  # The main job, until the desktop application lands: make a small random checkpoint in the real
-  # Carbon layout (or use CARBON_MODEL=DIR with real weights), show what the engine detects, and
-  # design four 30 bp promoter-like sequences (a pinned TATA box, no EcoRI site, at most 4
-  # identical bases in a row) after a context, base by base (FNS), ranked with a right flank.
+  # The main job: make a small random checkpoint in the real Carbon layout (or use
+  # CARBON_MODEL=DIR with real weights), show what the engine detects, design four 30 bp
+  # promoter-like sequences (a pinned TATA box, no EcoRI site, at most 4 identical bases in a
+  # row) after a context, base by base (FNS), ranked with a right flank, store them in a project
+  # file, and then, when there is a display, open Carbon Studio on that model and sequence.
   MODEL="${CARBON_MODEL:-build/models/tiny}"
   if [ -z "${CARBON_MODEL:-}" ] && [ ! -f "$MODEL/config.json" ]; then
     build/bin/carbon-cli make-test-model --preset tiny --out "$MODEL"
@@ -54,6 +55,13 @@ if [ "$RUN" = 1 ]; then
   build/bin/carbon-cli info --model "$MODEL"
   build/bin/carbon-cli generate --model "$MODEL" --context ATGCGCTAGCTACGATCGATCGTAGCTAGCTAGCTAGCTACG \
     --template NNNNNNNNNNTATAAANNNNNNNNNNNNNN --count 4 --temperature 0.8 --seed 7 --forbid GAATTC \
-    --max-homopolymer 4 --right-flank ATGGCCAAGCTTGGCACTGG --out build/designs.fasta
+    --max-homopolymer 4 --right-flank ATGGCCAAGCTTGGCACTGG --out build/designs.fasta \
+    --project build/demo.carbon
   cat build/designs.fasta
+  build/bin/carbon-cli project list build/demo.carbon
+  if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/bin/carbon-studio ]; then
+    build/bin/carbon-studio "$MODEL" build/designs.fasta
+  else
+    echo "(no display: start the desktop application with build/bin/carbon-studio $MODEL build/designs.fasta)"
+  fi
 fi

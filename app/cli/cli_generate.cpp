@@ -10,6 +10,7 @@
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"
+#include "cli_project.h"
 #include "commands.h"
 
 namespace carbon::cli {
@@ -37,7 +38,7 @@ std::string read_single_record(const std::string& path, const std::string& what)
 int cmd_generate(const std::vector<std::string>& argv) {
     Args a(argv,
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
-            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks"},
+            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project"},
            {"free-tags", "quiet"});
     DesignRequest req;
     if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
@@ -107,6 +108,19 @@ int cmd_generate(const std::vector<std::string>& argv) {
     const double bp = double(r.designs.size()) * double(req.template_iupac.empty() ? req.length : req.template_iupac.size());
     std::fprintf(stderr, "%zu design(s), %.0f bp in %.2f s (%.1f bp/s, %s mode) on %s -> %s\n", r.designs.size(), bp, secs,
                  bp / secs, generation_mode_name(req.mode), m->backend().describe().c_str(), out_path.c_str());
+
+    // --project: the run with every setting and its designs (with regions) into a project file.
+    if (auto project = a.get("project")) {
+        RunSettings s = {{"mode", generation_mode_name(req.mode)}, {"tags", req.tags}, {"left_context", req.left_context},
+                         {"right_flank", req.right_flank}, {"length", std::to_string(req.length)},
+                         {"template", req.template_iupac}, {"count", std::to_string(req.count)},
+                         {"temperature", std::to_string(req.sampling.temperature)}, {"top_p", std::to_string(req.sampling.top_p)},
+                         {"seed", std::to_string(req.sampling.seed)},
+                         {"max_homopolymer", std::to_string(req.constraints.max_homopolymer)}, {"forbid", a.get_or("forbid", "")},
+                         {"gc_min", std::to_string(req.constraints.gc_min)}, {"gc_max", std::to_string(req.constraints.gc_max)},
+                         {"max_backtracks", std::to_string(req.max_backtracks)}, {"threads", a.get_or("threads", "")}};
+        store_generation(*project, *m, req, r, s, bp / secs);
+    }
     return 0;
 }
 

@@ -1,5 +1,5 @@
 // carbon-cli: the engine's command-line front end (no Qt, no SQLite). Subcommands:
-// make-test-model, info, generate, bench.
+// make-test-model, info, generate, score, variant, ism, bench, project.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -10,6 +10,7 @@
 #include "carbon/rope.h"
 #include "carbon/test_model.h"
 #include "cli_args.h"
+#include "cli_project.h"
 #include "commands.h"
 
 namespace carbon::cli {
@@ -28,8 +29,16 @@ usage:
              (--length N | --template IUPAC) [--count N] [--mode fns|direct] [--temperature T] [--top-p P]
              [--seed S] [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX] --out FILE.fasta
              [--backend auto|cpu|cuda] [--threads N] [--free-tags] [--quiet]
+  carbon-cli score --model DIR --in FILE.fasta [--json] [--tracks OUT.tsv] [--tags T1,T2] [--window N] [--yarn F]
+  carbon-cli variant --model DIR --in FILE.fasta --pos P [--ref B] --alt B [--window BP] [--rc]
+  carbon-cli ism --model DIR --in FILE.fasta --region START-END [--exact] --out FILE.tsv
+             (each of these: carbon-cli COMMAND --help)
   carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N] [--batches 1,8]
              [--repeat N] [--json FILE]
+
+  carbon-cli project list FILE | import FILE --fasta IN [--vcf IN --sequence NAME] | export FILE --format F --out OUT
+             (carbon-cli project --help for the export formats)
+  generate, score, variant and ism take --project FILE to store the run and its results there.
 
 Errors go to stderr with exit status 1.
 )";
@@ -144,6 +153,10 @@ int main(int argc, char** argv) {
         if (cmd == "info") return cmd_info(args);
         if (cmd == "generate") return cmd_generate(args);
         if (cmd == "bench") return cmd_bench(args);
+        if (cmd == "score") return cmd_score(args);
+        if (cmd == "variant") return cmd_variant(args);
+        if (cmd == "ism") return cmd_ism(args);
+        if (cmd == "project") return cmd_project(args);
         std::fprintf(stderr, "carbon-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
         return 1;
     } catch (const std::exception& e) {

@@ -598,13 +598,32 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
     ref.sink = std::make_unique<TrackSink>(up, true, ref.result.track, ref.logp, ref.token_logp, ref.bases_done);
     std::vector<Task> ref_tasks = plan_tasks(K, options.token_score, L);
     ref.result.windows = ref_tasks.size();
+
+    // Progress is in tokens: the reference's, then each mutant's from its 6-mer on (a mutant
+    // that reaches a second window also refeeds that window's start, counted as it happens).
+    const std::vector<Task> plan = plan_tasks(K, false, L);
+    auto mutant_tasks = [&](size_t t) {  // windows whose targets after t see 6-mer t
+        std::vector<Task> tasks;
+        for (const Task& w : plan)
+            if (w.s <= t && std::max(w.tf, t + 1) < w.tt) tasks.push_back({w.s, std::max(w.tf, t + 1), w.tt});
+        return tasks;
+    };
+    size_t planned = 0, ref_tokens = 0;
+    for (const Task& t : ref_tasks) planned += L.prefix_tokens + t.tt - 1 - t.s;
+    for (const Mutation& mu : mutations)
+        for (const Task& t : mutant_tasks(mu.position / 6)) planned += t.tt - t.tf;
+    auto report = [&] {
+        const size_t done = ref_tokens + out.mutant_tokens;
+        return !progress || progress(done, std::max(done, planned));
+    };
+
     SeqGuard pre(backend, backend.create_sequence());
     {
         std::unique_ptr<Job> job =
             std::make_unique<Job>(backend, pre.seq, false, ref.cache, ref.prep.prefix, ref.prep.dna, std::move(ref_tasks), *ref.sink);
+        job->fed_total = &ref_tokens;
         Runner runner(backend, tokenizer, options.token_score, options, L.prefix_tokens + L.window_tokens);
-        const bool finished =
-            runner.run([&]() { return std::move(job); }, [&] { return !progress || progress(0, mutations.size()); });
+        const bool finished = runner.run([&]() { return std::move(job); }, report);
         finalize(ref.result, ref.logp, ref.token_logp);
         if (!finished) {
             ref.result.cancelled = out.cancelled = true;
@@ -626,7 +645,6 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
     }
 
     // 2. Mutants, base-level only, in descending 6-mer order so the reference cache only shrinks.
-    const std::vector<Task> plan = plan_tasks(K, false, L);
     std::vector<size_t> order(mutations.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
@@ -643,12 +661,11 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
     };
     std::vector<std::unique_ptr<Pending>> live;  // by mutation index while its job runs
     live.resize(mutations.size());
-    size_t done = 0, next_i = 0;
+    size_t next_i = 0;
 
     auto finish = [&](Pending& p, double sum, size_t count) {
         const size_t all = p.fixed_count + count;
         out.base_mean_logp[p.index] = all ? (p.fixed_sum + sum) / double(all) : kNaN;
-        ++done;
     };
     // Brings `pre` to hold window `task`'s tokens up to (not including) 6-mer t.
     auto prepare_prefix = [&](const Task& task, size_t t) {
@@ -679,7 +696,6 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
             block[mu.position - 6 * t] = (mu.base >= 'a' && mu.base <= 'z') ? char(mu.base - 32) : mu.base;
             if (block == std::string_view(up).substr(6 * t, 6)) {  // the reference base itself
                 out.base_mean_logp[idx] = ref.result.base_mean_logp;
-                ++done;
                 continue;
             }
             auto p = std::make_unique<Pending>();
@@ -692,10 +708,7 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
                 const float lp = base_logp(ref.result.track[6 * t + j].p, base_code(block[j]));
                 if (!std::isnan(lp)) sum_t += double(lp), ++cnt_t;
             }
-            // Windows whose targets after t see the mutated token.
-            std::vector<Task> tasks;
-            for (const Task& w : plan)
-                if (w.s <= t && std::max(w.tf, t + 1) < w.tt) tasks.push_back({w.s, std::max(w.tf, t + 1), w.tt});
+            std::vector<Task> tasks = mutant_tasks(t);
             p->span_end = tasks.empty() ? t + 1 : tasks.back().tt;
             p->fixed_sum = csum[K] - (csum[p->span_end] - csum[t]) + sum_t;
             p->fixed_count = ccount[K] - (ccount[p->span_end] - ccount[t]) + cnt_t;
@@ -721,7 +734,7 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
     };
     Runner runner(backend, tokenizer, false, options, L.prefix_tokens + L.window_tokens);
     const bool finished = runner.run(
-        next, [&] { return !progress || progress(done, mutations.size()); },
+        next, report,
         [&](Job& j) {
             Pending& p = *live[j.tag];
             finish(p, p.sink->sum, p.sink->count);
@@ -730,7 +743,10 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
     out.cancelled = !finished;
     ref.result.cancelled = false;
     out.reference = std::move(ref.result);
-    if (progress && finished) progress(done, mutations.size());
+    if (progress && finished) {  // the plan was an estimate: end at exactly what was done
+        const size_t all = ref_tokens + out.mutant_tokens;
+        progress(all, all);
+    }
     return out;
 }
 

@@ -44,7 +44,7 @@ struct ScoreOptions {
     size_t window_tokens = 0;                  // 6-mer tokens per window; 0: context - tags - 2
     std::optional<size_t> overlap_tokens;      // context-only tokens per window; default W/4
     size_t chunk_tokens = 512;                 // tokens per forward pass (progress, memory)
-    size_t max_sequences = 8;                  // backend sequences in flight in one batch
+    size_t max_sequences = 32;                 // backend sequences in flight in one batch
 };
 
 // The window layout a scoring call uses (after defaults).
@@ -140,7 +140,7 @@ struct MutantScores {
 // with score_sequence, but forked from the reference's KV cache truncated before the mutated 6-mer
 // (mutants run in descending position order, so one cache serves all by truncation) and batched:
 // a mutant costs only the tokens from its 6-mer onward. Token-level scores are not computed for
-// mutants. Progress: (mutants done, mutants total).
+// mutants. Progress: (tokens forwarded, tokens planned) over the reference and all mutants.
 MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::string_view reference,
                            std::span<const Mutation> mutations, const ScoreOptions& options,
                            const ScoreProgress& progress = {});

@@ -1,0 +1,188 @@
+// A Carbon Studio project: one SQLite file (SQLite as an application file format) holding
+// sequences, regions, generation/scoring runs with every setting, designs, per-base tracks and
+// variant results. Positions are 0-based, spans half-open [start, end).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "carbon/common.h"
+
+struct sqlite3;
+
+namespace carbon::storage {
+
+// The schema version this build writes (PRAGMA user_version); older files are migrated forward
+// on open, newer ones are refused.
+int schema_version();
+
+struct SequenceRecord {
+    int64_t id = 0;
+    std::string name;
+    std::string bases;        // as imported (soft-masked lowercase and IUPAC codes kept)
+    std::string description;  // rest of the FASTA header, free text
+    std::string origin;       // where it came from: "file.fa:12", "typed", "design 7"
+    std::string created, modified;  // ISO 8601 UTC, set by the project
+    int64_t length = 0;       // filled by reads (bases may be left empty by list_sequences)
+};
+
+enum class RegionKind { Design, Pinned, Annotation };
+const char* region_kind_name(RegionKind k);
+RegionKind parse_region_kind(const std::string& s);
+
+// A region belongs to a sequence or to a design (exactly one of the two ids is set).
+struct Region {
+    int64_t id = 0;
+    int64_t sequence_id = 0, design_id = 0;
+    RegionKind kind = RegionKind::Annotation;
+    int64_t start = 0, end = 0;
+    std::string template_iupac;  // design regions: allowed bases per position (may be empty)
+    std::string label;
+};
+
+// One engine invocation: generation, scoring, variant scoring or mutagenesis. `settings` holds
+// every request setting as key/value text so that the run can be reproduced exactly.
+struct Run {
+    int64_t id = 0;
+    std::string kind;  // "generate", "score", "variant", "ism"
+    std::string model_path, model_config_hash, tokenizer_hash;
+    std::string backend;
+    uint64_t seed = 0;
+    std::string engine_version;
+    std::string started, finished;  // ISO 8601 UTC; finished empty while running
+    double bases_per_second = 0;
+    std::string status = "running";  // running, finished, cancelled, failed
+    std::vector<std::pair<std::string, std::string>> settings;
+    std::optional<std::string> setting(const std::string& key) const;
+};
+
+struct DesignRecord {
+    int64_t id = 0;
+    int64_t run_id = 0;
+    int64_t sequence_id = 0;  // the context sequence it was designed for; 0 = none
+    std::string name;
+    std::string bases;
+    double design_logp = 0, ranking_logp = 0;
+    int rank = 0;
+    int64_t stream_index = 0;  // the random stream it drew from (reproduces it with the run seed)
+    int64_t backtracks = 0;
+    std::string created;
+};
+
+enum class TrackDType : uint8_t { F32 = 0, F16 = 1 };
+
+// Per-base values of a sequence or a design: `width` values per base (1: a likelihood track,
+// 4: the A/C/G/T distribution), stored as one little-endian blob of length*width elements.
+struct Track {
+    int64_t id = 0;
+    int64_t sequence_id = 0, design_id = 0;  // exactly one is set
+    std::string kind;                        // "logp", "entropy", "dist_acgt", "delta", ...
+    TrackDType dtype = TrackDType::F32;
+    int width = 1;
+    std::vector<float> values;  // length() * width, base-major; NaN = no value
+    int64_t length() const { return width > 0 ? int64_t(values.size()) / width : 0; }
+};
+
+// A single-base substitution on a stored sequence, with its scores when computed (NaN = not).
+struct VariantRecord {
+    int64_t id = 0;
+    int64_t sequence_id = 0;
+    int64_t run_id = 0;  // 0 = imported, not scored
+    int64_t position = 0;
+    char ref = 'N', alt = 'N';
+    std::string label;  // the VCF ID column, or ""
+    double site_log_odds, window_delta, window_delta_rc, ism_score;
+    int64_t window_start = -1, window_end = -1;
+    VariantRecord();
+};
+
+enum class IntegrityCheck { None, Quick, Full };
+
+struct OpenOptions {
+    bool create = true;         // create the file when missing
+    bool read_only = false;
+    IntegrityCheck check = IntegrityCheck::Quick;  // on open; problems throw Error
+    int busy_timeout_ms = 5000;
+};
+
+class Transaction;
+
+// One connection to a project file. Not shared between threads: the GUI keeps one for reading
+// and the engine's worker thread its own for writing; WAL lets readers go on while it commits.
+// Every write method is one transaction unless called inside an explicit Transaction.
+class Project {
+public:
+    static std::unique_ptr<Project> open(const std::string& path, const OpenOptions& options = {});
+    ~Project();
+    Project(const Project&) = delete;
+    Project& operator=(const Project&) = delete;
+
+    const std::string& path() const { return path_; }
+    // PRAGMA integrity_check (full) or quick_check: the problems found, empty when sound.
+    std::vector<std::string> check_integrity(bool full = true);
+
+    // Writes.
+    int64_t add_sequence(SequenceRecord s);
+    int64_t add_region(const Region& r);
+    int64_t begin_run(Run r);  // sets started (if empty) and status running
+    void finish_run(int64_t run_id, const std::string& status, double bases_per_second);
+    // A design with its regions and tracks lands whole or not at all.
+    int64_t add_design(DesignRecord d, std::vector<Track> tracks = {}, std::vector<Region> regions = {});
+    int64_t add_track(const Track& t);
+    void add_variants(std::vector<VariantRecord>& variants);  // sets their ids
+
+    // Reads.
+    std::vector<SequenceRecord> list_sequences(bool with_bases = false);
+    std::optional<SequenceRecord> sequence(int64_t id);
+    std::optional<SequenceRecord> find_sequence(const std::string& name);
+    std::vector<Region> regions_of_sequence(int64_t sequence_id);
+    std::vector<Region> regions_of_design(int64_t design_id);
+    std::vector<Run> list_runs();
+    std::optional<Run> run(int64_t id);
+    // run_id 0: every design; ordered by run, then rank.
+    std::vector<DesignRecord> list_designs(int64_t run_id = 0, bool with_bases = true);
+    std::optional<DesignRecord> design(int64_t id);
+    std::vector<Track> tracks_of_design(int64_t design_id);
+    std::vector<Track> tracks_of_sequence(int64_t sequence_id);
+    std::vector<VariantRecord> variants_of_sequence(int64_t sequence_id);
+    int64_t count(const std::string& table);
+
+    sqlite3* handle() { return db_; }
+
+private:
+    friend class Transaction;
+    Project(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+    void exec(const char* sql);
+    int64_t insert_track(const Track& t);
+    int64_t insert_region(const Region& r);
+    std::string path_;
+    sqlite3* db_ = nullptr;
+    int depth_ = 0;  // nested Transaction objects: only the outermost commits
+};
+
+// BEGIN IMMEDIATE on construction (the one writer takes the write lock up front, so it never
+// fails half-way on a lock), COMMIT on commit(), ROLLBACK when destroyed uncommitted.
+class Transaction {
+public:
+    explicit Transaction(Project& p);
+    ~Transaction();
+    void commit();
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+
+private:
+    Project& p_;
+    bool done_ = false;
+};
+
+// Track blobs: element encoding of the values (little-endian f32 or IEEE f16).
+std::string encode_track_values(const std::vector<float>& values, TrackDType dtype);
+std::vector<float> decode_track_values(const void* data, size_t bytes, TrackDType dtype);
+
+std::string utc_now_iso8601();
+
+}  // namespace carbon::storage

@@ -1,0 +1,189 @@
+// FASTA import into a project, design export as FASTA and TSV/CSV, and per-base tracks as
+// bedGraph and WIG fixedStep. See formats.h for the layouts.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iterator>
+#include <map>
+#include <string_view>
+#include <algorithm>
+
+#include "carbon/storage/fasta.h"
+#include "carbon/storage/formats.h"
+
+namespace carbon::storage {
+
+namespace {
+
+std::string num(double v, int digits = 9) {
+    if (std::isnan(v)) return "NA";
+    char b[40];
+    std::snprintf(b, sizeof b, "%.*g", digits, v);
+    return b;
+}
+
+double gc_fraction(const std::string& s) {
+    size_t gc = 0, acgt = 0;
+    for (char c : s) {
+        const char u = char(c & ~0x20);
+        if (u == 'G' || u == 'C') ++gc;
+        if (u == 'G' || u == 'C' || u == 'A' || u == 'T') ++acgt;
+    }
+    return acgt ? double(gc) / double(acgt) : double(NAN);
+}
+
+std::vector<DesignRecord> pick_designs(Project& p, const std::vector<int64_t>& ids) {
+    if (ids.empty()) return p.list_designs();
+    std::vector<DesignRecord> out;
+    for (int64_t id : ids) {
+        auto d = p.design(id);
+        if (!d) throw Error(p.path() + ": no design with id " + std::to_string(id));
+        out.push_back(std::move(*d));
+    }
+    return out;
+}
+
+Track find_track(Project& p, const TrackOwner& owner, const std::string& kind, int channel, std::string& chrom) {
+    std::vector<Track> tracks;
+    if (owner.design_id) {
+        auto d = p.design(owner.design_id);
+        if (!d) throw Error(p.path() + ": no design with id " + std::to_string(owner.design_id));
+        chrom = d->name;
+        tracks = p.tracks_of_design(owner.design_id);
+    } else {
+        auto s = p.sequence(owner.sequence_id);
+        if (!s) throw Error(p.path() + ": no sequence with id " + std::to_string(owner.sequence_id));
+        chrom = s->name;
+        tracks = p.tracks_of_sequence(owner.sequence_id);
+    }
+    std::string have;
+    for (Track& t : tracks) {
+        have += (have.empty() ? "" : ", ") + t.kind;
+        if (t.kind != kind) continue;
+        if (channel < 0 || channel >= t.width)
+            throw Error(p.path() + ": track '" + kind + "' of '" + chrom + "' has " + std::to_string(t.width) +
+                        " value(s) per base; channel " + std::to_string(channel) + " does not exist");
+        return std::move(t);
+    }
+    throw Error(p.path() + ": '" + chrom + "' has no track '" + kind + "' (it has: " + (have.empty() ? "none" : have) + ")");
+}
+
+// Track names in browser headers are quoted; a quote inside would end them.
+std::string quoted(std::string s) {
+    for (char& c : s)
+        if (c == '"') c = '\'';
+    return "\"" + s + "\"";
+}
+
+std::string csv_field(const std::string& s, char sep) {
+    if (sep != ',' || s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+}  // namespace
+
+FastaImportResult import_fasta(Project& project, const std::string& path) {
+    FastaReader reader(path);
+    FastaImportResult r;
+    const std::string file = std::filesystem::path(path).filename().string();
+    Transaction t(project);
+    FastaEntry e;
+    while (reader.next(e)) {
+        SequenceRecord s;
+        if (e.name.empty()) {
+            s.name = "record_" + std::to_string(e.index);
+            ++r.unnamed;
+        } else {
+            s.name = e.name;
+        }
+        s.description = e.description;
+        s.origin = file + ":" + std::to_string(e.line);
+        r.bases += int64_t(e.bases.size());
+        s.bases = std::move(e.bases);
+        r.sequence_ids.push_back(project.add_sequence(std::move(s)));
+    }
+    t.commit();
+    return r;
+}
+
+void export_designs_fasta(Project& project, std::ostream& out, const std::vector<int64_t>& ids, size_t width) {
+    std::map<int64_t, Run> runs;
+    for (const DesignRecord& d : pick_designs(project, ids)) {
+        auto it = runs.find(d.run_id);
+        if (it == runs.end()) it = runs.emplace(d.run_id, project.run(d.run_id).value_or(Run{})).first;
+        const Run& run = it->second;
+        std::vector<std::pair<std::string, std::string>> f = {
+            {"design_id", std::to_string(d.id)}, {"run", std::to_string(d.run_id)}, {"rank", std::to_string(d.rank)},
+            {"design_logp", num(d.design_logp)}, {"ranking_logp", num(d.ranking_logp)}, {"length", std::to_string(d.bases.size())},
+            {"gc", num(gc_fraction(d.bases), 6)}, {"stream", std::to_string(d.stream_index)},
+            {"backtracks", std::to_string(d.backtracks)}, {"seed", std::to_string(run.seed)}, {"model", run.model_path},
+            {"backend", run.backend}, {"engine_version", run.engine_version}};
+        for (const auto& [k, v] : run.settings) f.emplace_back("run." + k, v);
+        write_fasta_record(out, d.name, f, d.bases, width);
+    }
+    if (!out) throw Error("cannot write the FASTA export (disk full?)");
+}
+
+void export_designs_table(Project& project, std::ostream& out, const std::vector<int64_t>& ids, char sep) {
+    const char* cols[] = {"design_id", "name", "run", "rank", "length", "gc", "design_logp", "ranking_logp", "stream", "backtracks"};
+    for (size_t i = 0; i < std::size(cols); ++i) out << (i ? std::string(1, sep) : "") << cols[i];
+    out << '\n';
+    for (const DesignRecord& d : pick_designs(project, ids)) {
+        out << d.id << sep << csv_field(d.name, sep) << sep << d.run_id << sep << d.rank << sep << d.bases.size() << sep
+            << num(gc_fraction(d.bases), 6) << sep << num(d.design_logp) << sep << num(d.ranking_logp) << sep << d.stream_index << sep
+            << d.backtracks << '\n';
+    }
+    if (!out) throw Error("cannot write the table export (disk full?)");
+}
+
+void export_track_bedgraph(Project& project, std::ostream& out, const TrackOwner& owner, const std::string& kind, int channel) {
+    std::string chrom;
+    const Track t = find_track(project, owner, kind, channel, chrom);
+    out << "track type=bedGraph name=" << quoted(chrom + " " + kind) << " description=" << quoted(kind + " of " + chrom) << "\n";
+    const int64_t n = t.length();
+    for (int64_t i = 0; i < n;) {
+        const float v = t.values[size_t(i * t.width + channel)];
+        int64_t j = i + 1;
+        if (std::isnan(v)) {
+            while (j < n && std::isnan(t.values[size_t(j * t.width + channel)])) ++j;
+        } else {
+            while (j < n && t.values[size_t(j * t.width + channel)] == v) ++j;
+            out << chrom << '\t' << i << '\t' << j << '\t' << num(v, 7) << '\n';
+        }
+        i = j;
+    }
+    if (!out) throw Error("cannot write the bedGraph export (disk full?)");
+}
+
+void export_track_wig(Project& project, std::ostream& out, const TrackOwner& owner, const std::string& kind, int channel) {
+    std::string chrom;
+    const Track t = find_track(project, owner, kind, channel, chrom);
+    out << "track type=wiggle_0 name=" << quoted(chrom + " " + kind) << " description=" << quoted(kind + " of " + chrom) << "\n";
+    bool in_block = false;
+    for (int64_t i = 0; i < t.length(); ++i) {
+        const float v = t.values[size_t(i * t.width + channel)];
+        if (std::isnan(v)) {
+            in_block = false;
+            continue;
+        }
+        if (!in_block) out << "fixedStep chrom=" << chrom << " start=" << i + 1 << " step=1 span=1\n";
+        in_block = true;
+        out << num(v, 7) << '\n';
+    }
+    if (!out) throw Error("cannot write the WIG export (disk full?)");
+}
+
+void export_sequences_fasta(Project& project, std::ostream& out, size_t width) {
+    for (const SequenceRecord& s : project.list_sequences(true)) {
+        out << '>' << s.name;
+        if (!s.description.empty()) out << ' ' << s.description;
+        out << '\n';
+        const size_t w = width ? width : std::max<size_t>(1, s.bases.size());
+        for (size_t i = 0; i < s.bases.size(); i += w) out << std::string_view(s.bases).substr(i, w) << '\n';
+    }
+    if (!out) throw Error("cannot write the FASTA export (disk full?)");
+}
+
+}  // namespace carbon::storage

@@ -1,0 +1,151 @@
+// Project schema migrations. Append a new step for every change; never edit a released one, so
+// that any older file replays the same path. Step i moves user_version from i to i + 1.
+#include "schema.h"
+
+#include <sqlite3.h>
+
+#include <string>
+
+#include "sqlite_stmt.h"
+
+namespace carbon::storage::detail {
+
+namespace {
+
+const char* const kMigrations[] = {
+    // 0 -> 1: the tables.
+    R"sql(
+CREATE TABLE project_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE sequences(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  bases TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  origin TEXT NOT NULL DEFAULT '',
+  created TEXT NOT NULL,
+  modified TEXT NOT NULL);
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  model_path TEXT NOT NULL DEFAULT '',
+  model_config_hash TEXT NOT NULL DEFAULT '',
+  tokenizer_hash TEXT NOT NULL DEFAULT '',
+  backend TEXT NOT NULL DEFAULT '',
+  seed INTEGER NOT NULL DEFAULT 0,
+  engine_version TEXT NOT NULL DEFAULT '',
+  started TEXT NOT NULL,
+  finished TEXT NOT NULL DEFAULT '',
+  bases_per_second REAL NOT NULL DEFAULT 0,
+  status TEXT NOT NULL DEFAULT 'running');
+CREATE TABLE run_settings(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY(run_id, key)) WITHOUT ROWID;
+CREATE TABLE designs(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  sequence_id INTEGER REFERENCES sequences(id) ON DELETE SET NULL,
+  name TEXT NOT NULL,
+  bases TEXT NOT NULL,
+  design_logp REAL,
+  ranking_logp REAL,
+  rank INTEGER NOT NULL DEFAULT 0,
+  stream_index INTEGER NOT NULL DEFAULT 0,
+  backtracks INTEGER NOT NULL DEFAULT 0,
+  created TEXT NOT NULL);
+CREATE TABLE regions(
+  id INTEGER PRIMARY KEY,
+  sequence_id INTEGER REFERENCES sequences(id) ON DELETE CASCADE,
+  design_id INTEGER REFERENCES designs(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK(kind IN ('design', 'pinned', 'annotation')),
+  start INTEGER NOT NULL,
+  "end" INTEGER NOT NULL,
+  template TEXT NOT NULL DEFAULT '',
+  label TEXT NOT NULL DEFAULT '',
+  CHECK((sequence_id IS NULL) <> (design_id IS NULL)),
+  CHECK(start >= 0 AND "end" >= start));
+CREATE TABLE tracks(
+  id INTEGER PRIMARY KEY,
+  sequence_id INTEGER REFERENCES sequences(id) ON DELETE CASCADE,
+  design_id INTEGER REFERENCES designs(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  dtype TEXT NOT NULL CHECK(dtype IN ('f32', 'f16')),
+  length INTEGER NOT NULL CHECK(length >= 0),
+  width INTEGER NOT NULL CHECK(width >= 1),
+  data BLOB NOT NULL,
+  CHECK((sequence_id IS NULL) <> (design_id IS NULL)),
+  CHECK(length(data) = length * width * (CASE dtype WHEN 'f32' THEN 4 ELSE 2 END)));
+CREATE TABLE variants(
+  id INTEGER PRIMARY KEY,
+  sequence_id INTEGER NOT NULL REFERENCES sequences(id) ON DELETE CASCADE,
+  run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+  position INTEGER NOT NULL CHECK(position >= 0),
+  ref TEXT NOT NULL,
+  alt TEXT NOT NULL,
+  label TEXT NOT NULL DEFAULT '',
+  site_log_odds REAL,
+  window_start INTEGER,
+  window_end INTEGER,
+  window_delta REAL,
+  window_delta_rc REAL,
+  ism_score REAL);
+)sql",
+    // 1 -> 2: indexes for the lookups the GUI makes (designs of a run by rank, tracks and
+    // regions of a design, variants by position). Kept apart to exercise a real migration.
+    R"sql(
+CREATE INDEX designs_by_run ON designs(run_id, rank);
+CREATE INDEX tracks_by_design ON tracks(design_id) WHERE design_id IS NOT NULL;
+CREATE INDEX tracks_by_sequence ON tracks(sequence_id) WHERE sequence_id IS NOT NULL;
+CREATE INDEX regions_by_design ON regions(design_id) WHERE design_id IS NOT NULL;
+CREATE INDEX regions_by_sequence ON regions(sequence_id) WHERE sequence_id IS NOT NULL;
+CREATE INDEX variants_by_sequence ON variants(sequence_id, position);
+CREATE INDEX sequences_by_name ON sequences(name);
+)sql",
+};
+
+void exec(sqlite3* db, const std::string& sql, const std::string& what) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        const std::string msg = err ? err : "unknown error";
+        sqlite3_free(err);
+        const char* file = sqlite3_db_filename(db, "main");
+        throw Error(std::string(file && *file ? file : "project") + ": " + what + ": " + msg);
+    }
+}
+
+int user_version(sqlite3* db) {
+    Stmt s(db, "PRAGMA user_version");
+    return s.step() ? int(s.i64(0)) : 0;
+}
+
+}  // namespace
+
+int newest_schema_version() { return int(sizeof kMigrations / sizeof kMigrations[0]); }
+
+void migrate(sqlite3* db, int up_to) {
+    const int v = user_version(db);
+    const char* file = sqlite3_db_filename(db, "main");
+    if (v > newest_schema_version())
+        throw Error(std::string(file ? file : "project") + ": project schema version " + std::to_string(v) +
+                    " is newer than this Carbon Studio understands (" + std::to_string(newest_schema_version()) +
+                    "); open it with a newer version");
+    for (int step = v; step < up_to && step < newest_schema_version(); ++step) {
+        // IMMEDIATE: two processes opening an old file at once must not both migrate it.
+        exec(db, "BEGIN IMMEDIATE", "cannot start the schema migration");
+        try {
+            if (user_version(db) != step) {  // another process migrated it meanwhile
+                exec(db, "COMMIT", "migration");
+                continue;
+            }
+            exec(db, kMigrations[step], "schema migration " + std::to_string(step) + " -> " + std::to_string(step + 1));
+            exec(db, "PRAGMA user_version = " + std::to_string(step + 1), "schema migration");
+            exec(db, "COMMIT", "schema migration commit");
+        } catch (...) {
+            sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
+}
+
+}  // namespace carbon::storage::detail
