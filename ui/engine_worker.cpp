@@ -1,0 +1,93 @@
+// EngineWorker: model loading and design generation on the worker thread, progress throttled to
+// a few signals per second so a fast model cannot flood the GUI's event queue.
+#include "engine_worker.h"
+
+#include <QElapsedTimer>
+#include <QLocale>
+#include <QThread>
+
+#include "carbon/common.h"
+#include "carbon/model.h"
+
+namespace carbon::ui {
+
+void registerEngineMetaTypes() {
+    qRegisterMetaType<carbon::DesignRequest>();
+    qRegisterMetaType<carbon::Design>();
+    qRegisterMetaType<carbon::ui::ModelSummary>();
+}
+
+EngineWorker::EngineWorker(QObject* parent) : QObject(parent) { registerEngineMetaTypes(); }
+EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::cancel(quint64 upTo) {
+    quint64 cur = cancelledUpTo_.load();
+    while (cur < upTo && !cancelledUpTo_.compare_exchange_weak(cur, upTo)) {
+    }
+}
+
+void EngineWorker::loadModel(const QString& dir) {
+    try {
+        model_.reset();  // free the old weights before mapping new ones
+        model_ = carbon::Model::load(dir.toStdString());
+        const ModelConfig& c = model_->config();
+        const Tokenizer& t = model_->tokenizer();
+        const MemoryPlan plan = model_->backend().memory_plan();
+        QLocale loc;
+        auto mib = [&](double bytes) { return loc.toString(bytes / (1024.0 * 1024.0), 'f', 1) + QStringLiteral(" MiB"); };
+        ModelSummary s;
+        s.dir = dir;
+        s.contextBases = qint64(c.max_position_embeddings) * 6;
+        s.rows = {
+            {tr("Parameters"), loc.toString(double(c.parameter_count()) / 1e6, 'f', 1) + QStringLiteral(" M")},
+            {tr("Layers / hidden"), QStringLiteral("%1 / %2").arg(c.num_hidden_layers).arg(c.hidden_size)},
+            {tr("Heads (KV)"), QStringLiteral("%1 (%2)").arg(c.num_attention_heads).arg(c.num_key_value_heads)},
+            {tr("Context"), tr("%1 tokens (%2 bp)").arg(c.max_position_embeddings).arg(loc.toString(s.contextBases))},
+            {tr("Dtype"), QString::fromLatin1(dtype_name(c.torch_dtype))},
+            {tr("Vocabulary"), loc.toString(c.vocab_size)},
+            {tr("DNA token ids"), tr("<dna> %1, </dna> %2, <oov> %3, 6-mers %4..%5")
+                                      .arg(t.dna_open_id()).arg(t.dna_close_id()).arg(t.oov_id())
+                                      .arg(t.kmer_id(0)).arg(t.kmer_id(kNumKmers - 1))},
+            {tr("Backend"), QString::fromStdString(model_->backend().describe())},
+            {tr("Weights in memory"), mib(double(plan.weights))},
+            {tr("KV cache per 1 kbp"), mib(double(plan.kv_per_token) * 1000.0 / 6.0)},
+        };
+        s.notice = QString::fromStdString(model_->notice());
+        emit modelLoaded(s);
+    } catch (const std::exception& e) {
+        model_.reset();
+        emit modelFailed(dir, QString::fromStdString(e.what()));
+    }
+}
+
+void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& request) {
+    if (!model_) {
+        emit failed(requestId, tr("No model is loaded: open a model folder first."));
+        return;
+    }
+    if (requestId <= cancelledUpTo_.load()) {  // cancelled while still queued
+        emit finished(requestId, true, {});
+        return;
+    }
+    QElapsedTimer sinceSignal;
+    sinceSignal.start();
+    GenerationCallbacks callbacks;
+    callbacks.progress = [&](const GenerationProgress& p) {
+        if (p.bases_done == p.bases_total || sinceSignal.elapsed() >= 100) {
+            emit progress(requestId, qint64(p.bases_done), qint64(p.bases_total), p.bases_per_second);
+            sinceSignal.restart();
+        }
+        return requestId > cancelledUpTo_.load() && !QThread::currentThread()->isInterruptionRequested();
+    };
+    callbacks.on_design = [&](const Design& d) { emit designReady(requestId, d); };
+    try {
+        GenerationResult r = generate_designs(model_->backend(), model_->tokenizer(), request, callbacks);
+        QStringList notices;
+        for (const std::string& n : r.notices) notices << QString::fromStdString(n);
+        emit finished(requestId, r.cancelled, notices);
+    } catch (const std::exception& e) {
+        emit failed(requestId, QString::fromStdString(e.what()));
+    }
+}
+
+}  // namespace carbon::ui

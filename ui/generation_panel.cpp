@@ -1,0 +1,262 @@
+// GenerationPanel: form widgets, as-you-type validation with the engine's own parse_template
+// messages, and the progress line (bp/s and ETA).
+#include "generation_panel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "carbon/fns.h"
+
+// carbon_ui is a static library, so its resources must be registered by hand; Q_INIT_RESOURCE
+// has to be used outside any namespace.
+static void initCarbonUiResources() { Q_INIT_RESOURCE(carbon_ui); }
+
+namespace carbon::ui {
+
+namespace {
+
+QStringList splitMotifs(const QString& text) {
+    return text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
+}
+
+// The engine's message for a bad IUPAC string, or empty when it parses.
+QString iupacError(const QString& text, const char* what) {
+    const QByteArray b = text.toLatin1();
+    try {
+        carbon::parse_template(std::string_view(b.constData(), size_t(b.size())), what);
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+QLabel* errorLabel(QWidget* parent) {
+    auto* l = new QLabel(parent);
+    l->setStyleSheet(QStringLiteral("color: #b00020"));
+    l->setWordWrap(true);
+    l->hide();
+    return l;
+}
+
+}  // namespace
+
+QStringList GenerationPanel::offeredTags() {
+    static const bool registered = (initCarbonUiResources(), true);
+    Q_UNUSED(registered);
+    QFile f(QStringLiteral(":/carbon/metadata_tags.txt"));
+    QStringList tags;
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return tags;
+    for (const QByteArray& line : f.readAll().split('\n')) {
+        const QString t = QString::fromUtf8(line).trimmed();
+        if (!t.isEmpty() && !t.startsWith(QLatin1Char('#'))) tags << t;
+    }
+    return tags;
+}
+
+GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
+    auto* outer = new QVBoxLayout(this);
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    outer->addLayout(form);
+
+    tags_ = new QListWidget(this);
+    tags_->setAccessibleName(tr("Metadata tags"));
+    for (const QString& t : offeredTags()) {
+        auto* item = new QListWidgetItem(t, tags_);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Unchecked);
+    }
+    tags_->setMaximumHeight(110);
+    form->addRow(tr("Tags:"), tags_);
+    extraTags_ = new QLineEdit(this);
+    extraTags_->setAccessibleName(tr("Extra metadata text"));
+    extraTags_->setPlaceholderText(tr("free text placed before <dna>"));
+    form->addRow(tr("Extra tags:"), extraTags_);
+
+    template_ = new QLineEdit(this);
+    template_->setAccessibleName(tr("Design template (IUPAC)"));
+    template_->setPlaceholderText(tr("e.g. NNNNTATAWAWNNNN (empty: free design)"));
+    templateError_ = errorLabel(this);
+    form->addRow(tr("&Template:"), template_);
+    form->addRow(QString(), templateError_);
+
+    length_ = new QSpinBox(this);
+    length_->setRange(1, 1000000);
+    length_->setValue(200);
+    length_->setSuffix(tr(" bp"));
+    length_->setAccessibleName(tr("Design length in bases"));
+    form->addRow(tr("&Length:"), length_);
+    count_ = new QSpinBox(this);
+    count_->setRange(1, 10000);
+    count_->setValue(10);
+    count_->setAccessibleName(tr("Number of designs"));
+    form->addRow(tr("&Designs:"), count_);
+    mode_ = new QComboBox(this);
+    mode_->addItem(tr("Base-level (FNS)"), int(GenerationMode::Fns));
+    mode_->addItem(tr("Direct 6-mer"), int(GenerationMode::Direct));
+    mode_->setAccessibleName(tr("Generation mode"));
+    form->addRow(tr("&Mode:"), mode_);
+    temperature_ = new QDoubleSpinBox(this);
+    temperature_->setRange(0.0, 5.0);
+    temperature_->setSingleStep(0.05);
+    temperature_->setValue(1.0);
+    temperature_->setAccessibleName(tr("Temperature"));
+    temperature_->setToolTip(tr("0 picks the most likely base at every step"));
+    form->addRow(tr("Temperature:"), temperature_);
+    topP_ = new QDoubleSpinBox(this);
+    topP_->setRange(0.01, 1.0);
+    topP_->setSingleStep(0.05);
+    topP_->setValue(0.95);
+    topP_->setAccessibleName(tr("Top-p"));
+    form->addRow(tr("Top-p:"), topP_);
+    seed_ = new QSpinBox(this);
+    seed_->setRange(0, std::numeric_limits<int>::max());
+    seed_->setAccessibleName(tr("Random seed"));
+    form->addRow(tr("&Seed:"), seed_);
+
+    maxHomopolymer_ = new QSpinBox(this);
+    maxHomopolymer_->setRange(0, 1000);
+    maxHomopolymer_->setSpecialValueText(tr("no limit"));
+    maxHomopolymer_->setAccessibleName(tr("Longest allowed homopolymer"));
+    form->addRow(tr("Max homopolymer:"), maxHomopolymer_);
+    motifs_ = new QLineEdit(this);
+    motifs_->setAccessibleName(tr("Forbidden motifs"));
+    motifs_->setPlaceholderText(tr("IUPAC, comma separated, e.g. GAATTC, GGTCTC"));
+    motifsError_ = errorLabel(this);
+    form->addRow(tr("Forbidden:"), motifs_);
+    form->addRow(QString(), motifsError_);
+    gcMin_ = new QDoubleSpinBox(this);
+    gcMax_ = new QDoubleSpinBox(this);
+    for (QDoubleSpinBox* s : {gcMin_, gcMax_}) {
+        s->setRange(0.0, 100.0);
+        s->setDecimals(1);
+        s->setSuffix(QStringLiteral(" %"));
+    }
+    gcMax_->setValue(100.0);
+    gcMin_->setAccessibleName(tr("Minimum GC percent"));
+    gcMax_->setAccessibleName(tr("Maximum GC percent"));
+    auto* gcRow = new QHBoxLayout;
+    gcRow->addWidget(gcMin_);
+    gcRow->addWidget(new QLabel(tr("to"), this));
+    gcRow->addWidget(gcMax_);
+    form->addRow(tr("GC window:"), gcRow);
+
+    auto* buttons = new QHBoxLayout;
+    run_ = new QPushButton(tr("Run"), this);
+    run_->setAccessibleName(tr("Run generation"));
+    cancel_ = new QPushButton(tr("Cancel"), this);
+    cancel_->setAccessibleName(tr("Cancel generation"));
+    cancel_->setEnabled(false);
+    buttons->addWidget(run_);
+    buttons->addWidget(cancel_);
+    outer->addLayout(buttons);
+    progress_ = new QProgressBar(this);
+    progress_->setAccessibleName(tr("Generation progress"));
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    outer->addWidget(progress_);
+    rate_ = new QLabel(this);
+    rate_->setWordWrap(true);
+    rate_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    rate_->setAccessibleName(tr("Generation status"));
+    outer->addWidget(rate_);
+    outer->addStretch(1);
+
+    connect(template_, &QLineEdit::textChanged, this, &GenerationPanel::validateTemplate);
+    connect(motifs_, &QLineEdit::textChanged, this, &GenerationPanel::validateMotifs);
+    connect(run_, &QPushButton::clicked, this, &GenerationPanel::runRequested);
+    connect(cancel_, &QPushButton::clicked, this, &GenerationPanel::cancelRequested);
+}
+
+void GenerationPanel::validateTemplate() {
+    const QString t = template_->text().trimmed();
+    const QString err = t.isEmpty() ? QString() : iupacError(t, "template");
+    templateError_->setText(err);
+    templateError_->setVisible(!err.isEmpty());
+    // A template fixes the design length.
+    length_->setEnabled(t.isEmpty());
+    if (!t.isEmpty() && err.isEmpty()) length_->setValue(int(t.size()));
+}
+
+void GenerationPanel::validateMotifs() {
+    QString err;
+    for (const QString& m : splitMotifs(motifs_->text()))
+        if (err = iupacError(m, "forbidden motif"); !err.isEmpty()) break;
+    motifsError_->setText(err);
+    motifsError_->setVisible(!err.isEmpty());
+}
+
+bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) const {
+    QStringList tags;
+    for (int i = 0; i < tags_->count(); ++i)
+        if (tags_->item(i)->checkState() == Qt::Checked) tags << tags_->item(i)->text();
+    QString tagText = tags.join(QString());
+    tagText += extraTags_->text().trimmed();
+    r.tags = tagText.toStdString();
+    const QString t = template_->text().trimmed().toUpper();
+    if (!t.isEmpty()) {
+        if (error = iupacError(t, "template"); !error.isEmpty()) return false;
+        r.template_iupac = t.toStdString();
+        r.length = size_t(t.size());
+    } else {
+        r.length = size_t(length_->value());
+    }
+    r.count = size_t(count_->value());
+    r.mode = GenerationMode(mode_->currentData().toInt());
+    r.sampling.temperature = float(temperature_->value());
+    r.sampling.top_p = float(topP_->value());
+    r.sampling.seed = uint64_t(seed_->value());
+    r.constraints.max_homopolymer = maxHomopolymer_->value();
+    for (const QString& m : splitMotifs(motifs_->text())) {
+        if (error = iupacError(m, "forbidden motif"); !error.isEmpty()) return false;
+        r.constraints.forbidden_motifs.push_back(m.toUpper().toStdString());
+    }
+    r.constraints.gc_min = gcMin_->value() / 100.0;
+    r.constraints.gc_max = gcMax_->value() / 100.0;
+    if (r.constraints.gc_min > r.constraints.gc_max) {
+        error = tr("The GC window is empty: minimum %1% is above maximum %2%.").arg(gcMin_->value()).arg(gcMax_->value());
+        return false;
+    }
+    return true;
+}
+
+void GenerationPanel::setRunning(bool running) {
+    run_->setEnabled(!running);
+    cancel_->setEnabled(running);
+    if (running) {
+        progress_->setRange(0, 0);  // busy until the first progress report gives a total
+        rate_->setStyleSheet({});
+        rate_->setText(tr("Starting…"));
+    } else if (progress_->maximum() == 0) {
+        progress_->setRange(0, 1);
+    }
+}
+
+void GenerationPanel::setProgress(qint64 done, qint64 total, double basesPerSecond) {
+    // QProgressBar takes int; scale so a huge run still fits.
+    const double scale = total > 1000000000 ? 1000.0 : 1.0;
+    progress_->setRange(0, int(double(total) / scale));
+    progress_->setValue(int(double(done) / scale));
+    QString text = tr("%1 / %2 bp, %3 bp/s").arg(done).arg(total).arg(basesPerSecond, 0, 'f', 0);
+    if (basesPerSecond > 0 && done < total)
+        text += tr(", about %1 s left").arg(double(total - done) / basesPerSecond, 0, 'f', 0);
+    rate_->setText(text);
+}
+
+void GenerationPanel::setMessage(const QString& text, bool error) {
+    rate_->setStyleSheet(error ? QStringLiteral("color: #b00020") : QString());
+    rate_->setText(text);
+}
+
+}  // namespace carbon::ui

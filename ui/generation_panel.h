@@ -1,0 +1,72 @@
+// GenerationPanel: the settings of a design request (tags, template, length, count, mode,
+// sampling, constraints), Run / Cancel and the progress of the current run. It builds the
+// DesignRequest without the sequence context; the main window adds the left context and flank.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include "carbon/fns_generate.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace carbon::ui {
+
+class GenerationPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit GenerationPanel(QWidget* parent = nullptr);
+
+    // The request from the current settings, or an error text naming the bad field.
+    bool buildRequest(carbon::DesignRequest& out, QString& error) const;
+    // The metadata tags offered (from the embedded resources/metadata_tags.txt).
+    static QStringList offeredTags();
+
+    // Direct access for tests and the main window.
+    QLineEdit* templateEdit() const { return template_; }
+    QSpinBox* lengthSpin() const { return length_; }
+    QSpinBox* countSpin() const { return count_; }
+
+public slots:
+    void setRunning(bool running);
+    void setProgress(qint64 done, qint64 total, double basesPerSecond);
+    void setMessage(const QString& text, bool error = false);
+
+signals:
+    void runRequested();
+    void cancelRequested();
+
+private:
+    void validateTemplate();
+    void validateMotifs();
+
+    QListWidget* tags_;
+    QLineEdit* extraTags_;
+    QLineEdit* template_;
+    QLabel* templateError_;
+    QSpinBox* length_;
+    QSpinBox* count_;
+    QComboBox* mode_;
+    QDoubleSpinBox* temperature_;
+    QDoubleSpinBox* topP_;
+    QSpinBox* seed_;
+    QSpinBox* maxHomopolymer_;
+    QLineEdit* motifs_;
+    QLabel* motifsError_;
+    QDoubleSpinBox* gcMin_;
+    QDoubleSpinBox* gcMax_;
+    QPushButton* run_;
+    QPushButton* cancel_;
+    QProgressBar* progress_;
+    QLabel* rate_;
+};
+
+}  // namespace carbon::ui

@@ -1,0 +1,290 @@
+// MainWindow: docks, actions and shortcuts, QSettings for layout, and the request-id bookkeeping
+// between the generation panel and the engine worker.
+#include "main_window.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QToolBar>
+#include <QUndoStack>
+
+#include "commands/replace_bases_command.h"
+#include "design_table_model.h"
+#include "designs_view.h"
+#include "generation_panel.h"
+#include "model_panel.h"
+#include "sequence_document.h"
+#include "sequence_editor.h"
+
+namespace carbon::ui {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(tr("Carbon Studio"));
+    doc_ = new SequenceDocument(this);
+    undo_ = new QUndoStack(this);
+    editor_ = new SequenceEditor(doc_, undo_, this);
+    setCentralWidget(editor_);
+
+    auto addDock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area, bool scroll) {
+        auto* dock = new QDockWidget(title, this);
+        dock->setObjectName(name);  // saveState needs stable names
+        if (scroll) {
+            auto* area2 = new QScrollArea(dock);
+            area2->setWidget(w);
+            area2->setWidgetResizable(true);
+            area2->setFrameShape(QFrame::NoFrame);
+            dock->setWidget(area2);
+        } else {
+            dock->setWidget(w);
+        }
+        addDockWidget(area, dock);
+        return dock;
+    };
+    modelPanel_ = new ModelPanel;
+    generation_ = new GenerationPanel;
+    designs_ = new DesignTableModel(this);
+    designsView_ = new DesignsView(designs_);
+    addDock(modelPanel_, tr("Model"), QStringLiteral("modelDock"), Qt::LeftDockWidgetArea, true);
+    addDock(generation_, tr("Generation"), QStringLiteral("generationDock"), Qt::RightDockWidgetArea, true);
+    addDock(designsView_, tr("Designs"), QStringLiteral("designsDock"), Qt::BottomDockWidgetArea, false);
+
+    statusLabel_ = new QLabel(this);
+    statusLabel_->setAccessibleName(tr("Sequence status"));
+    statusBar()->addPermanentWidget(statusLabel_);
+
+    // The engine thread: the worker is reached only through queued signals.
+    registerEngineMetaTypes();
+    worker_ = new EngineWorker;
+    worker_->moveToThread(&engineThread_);
+    engineThread_.setObjectName(QStringLiteral("carbon-engine"));
+    connect(this, &MainWindow::loadModelRequested, worker_, &EngineWorker::loadModel);
+    connect(this, &MainWindow::generateRequested, worker_, &EngineWorker::generate);
+    connect(worker_, &EngineWorker::modelLoaded, this, [this](const ModelSummary& s) {
+        modelReady_ = true;
+        contextBases_ = s.contextBases;
+        modelPanel_->showSummary(s);
+        statusBar()->showMessage(tr("Model loaded: %1").arg(s.dir), 5000);
+    });
+    connect(worker_, &EngineWorker::modelFailed, this, [this](const QString& dir, const QString& error) {
+        modelReady_ = false;
+        modelPanel_->showError(dir, error);
+    });
+    connect(worker_, &EngineWorker::progress, this, &MainWindow::onProgress);
+    connect(worker_, &EngineWorker::designReady, this, &MainWindow::onDesign);
+    connect(worker_, &EngineWorker::finished, this, &MainWindow::onFinished);
+    connect(worker_, &EngineWorker::failed, this, &MainWindow::onFailed);
+    engineThread_.start();
+
+    connect(modelPanel_, &ModelPanel::loadRequested, this, &MainWindow::loadModel);
+    connect(generation_, &GenerationPanel::runRequested, this, &MainWindow::runGeneration);
+    connect(generation_, &GenerationPanel::cancelRequested, this, &MainWindow::cancelGeneration);
+    connect(designsView_, &DesignsView::openDesign, this, &MainWindow::openDesign);
+    connect(editor_, &SequenceEditor::selectionChanged, this, &MainWindow::updateStatus);
+
+    createActions();
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    updateStatus();
+}
+
+MainWindow::~MainWindow() {
+    // Stop a running generation at its next step, then let the thread finish its loop.
+    worker_->cancel(std::numeric_limits<quint64>::max());
+    engineThread_.requestInterruption();
+    engineThread_.quit();
+    engineThread_.wait();
+    delete worker_;
+}
+
+void MainWindow::createActions() {
+    auto action = [this](QMenu* menu, const QString& text, QList<QKeySequence> keys, auto slot) {
+        auto* a = menu->addAction(text);
+        a->setShortcuts(keys);
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* openModel = action(file, tr("Open &Model Folder…"), {QKeySequence(tr("Ctrl+M"))}, [this] { modelPanel_->chooseFolder(); });
+    QAction* openSeq = action(file, tr("&Open Sequence…"), {QKeySequence::Open}, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open sequence"), {}, tr("FASTA or plain sequence (*.fa *.fasta *.fna *.txt);;All files (*)"));
+        if (!path.isEmpty()) openSequenceFile(path);
+    });
+    file->addSeparator();
+    action(file, tr("&Quit"), {QKeySequence::Quit}, [this] { close(); });
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+    undo->setShortcuts(QKeySequence::Undo);
+    QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    // Clipboard shortcuts are handled by the editor itself when it has focus; the menu items
+    // carry no shortcut so they do not steal Ctrl+C from line edits in the panels.
+    edit->addAction(tr("Cu&t"), editor_, &SequenceEditor::cut);
+    edit->addAction(tr("&Copy"), editor_, &SequenceEditor::copy);
+    action(edit, tr("Copy &Reverse Complement"), {QKeySequence(tr("Ctrl+Shift+C"))}, [this] { editor_->copyReverseComplement(); });
+    edit->addAction(tr("&Paste"), editor_, &SequenceEditor::paste);
+    edit->addAction(tr("Select &All"), editor_, &SequenceEditor::selectAll);
+    edit->addSeparator();
+    QAction* find = action(edit, tr("&Find Motif…"), {QKeySequence::Find}, [this] {
+        bool ok = false;
+        const QString p = QInputDialog::getText(this, tr("Find"), tr("Motif or IUPAC pattern:"), QLineEdit::Normal, lastFind_, &ok);
+        if (!ok || p.isEmpty()) return;
+        lastFind_ = p;
+        if (!editor_->findNext(p)) statusBar()->showMessage(tr("'%1' not found (or not a valid IUPAC pattern)").arg(p), 5000);
+    });
+    action(edit, tr("Find &Next"), {QKeySequence::FindNext}, [this] {
+        if (!lastFind_.isEmpty() && !editor_->findNext(lastFind_)) statusBar()->showMessage(tr("'%1' not found").arg(lastFind_), 5000);
+    });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* tokens = view->addAction(tr("Show 6-mer &Token Boundaries"));
+    tokens->setCheckable(true);
+    tokens->setShortcut(QKeySequence(tr("Ctrl+T")));
+    connect(tokens, &QAction::toggled, editor_, &SequenceEditor::setShowTokenBoundaries);
+    view->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+
+    QMenu* gen = menuBar()->addMenu(tr("&Generate"));
+    QAction* run = action(gen, tr("&Run"), {QKeySequence(tr("Ctrl+R")), QKeySequence(Qt::Key_F5)}, &MainWindow::runGeneration);
+    QAction* cancel = action(gen, tr("&Cancel"), {QKeySequence(tr("Ctrl+.")), QKeySequence(tr("Shift+F5"))}, &MainWindow::cancelGeneration);
+
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    for (QAction* a : {openModel, openSeq, undo, redo, find, run, cancel}) bar->addAction(a);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::loadModel(const QString& dir) {
+    modelReady_ = false;
+    modelPanel_->setLoading(dir);
+    emit loadModelRequested(dir);
+}
+
+bool MainWindow::openSequenceFile(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, f.errorString()), 8000);
+        return false;
+    }
+    // First record only: everything after a second '>' header is ignored.
+    QByteArray text = f.readAll();
+    const qsizetype second = text.indexOf("\n>", text.startsWith('>') ? 0 : -1);
+    if (second >= 0) text.truncate(second);
+    undo_->push(new ReplaceBasesCommand(doc_, 0, doc_->size(), SequenceDocument::normalizeBases(text)));
+    editor_->setSelection(0, 0);
+    setWindowFilePath(path);
+    return true;
+}
+
+void MainWindow::runGeneration() {
+    DesignRequest request;
+    QString error;
+    if (!generation_->buildRequest(request, error)) return generation_->setMessage(error, true);
+    if (!modelReady_) return generation_->setMessage(tr("No model is loaded: open a model folder first."), true);
+    // The design region: the selection, or the end of the sequence when nothing is selected.
+    const QByteArray& all = doc_->bases();
+    regionStart_ = editor_->hasSelection() ? editor_->selectionStart() : all.size();
+    regionLength_ = editor_->hasSelection() ? editor_->selectionEnd() - regionStart_ : 0;
+    QByteArray left = all.left(regionStart_);
+    QByteArray right = all.mid(regionStart_ + regionLength_);
+    // Keep the prompt inside the model's context: the nearest bases matter most, so the far end
+    // of the left context is dropped first (tags get a margin of 64 tokens).
+    QString trimmed;
+    if (contextBases_ > 0) {
+        if (right.size() > contextBases_ / 4) right.truncate(contextBases_ / 4);
+        const qint64 roomLeft = std::max<qint64>(0, contextBases_ - 64 * 6 - qint64(request.length) - right.size());
+        if (left.size() > roomLeft) {
+            left = left.right(roomLeft);
+            trimmed = tr(" (context trimmed to the nearest %1 bp)").arg(roomLeft);
+        }
+    }
+    request.left_context = left.toStdString();
+    request.right_flank = right.toStdString();
+
+    // Latest request wins: cancel whatever is still running or queued, then send the new one.
+    worker_->cancel(currentRequest_);
+    ++currentRequest_;
+    running_ = true;
+    designsThisRun_ = 0;
+    generation_->setRunning(true);
+    statusBar()->showMessage(tr("Run %1: %2 design(s) of %3 bp%4").arg(currentRequest_).arg(request.count).arg(request.length).arg(trimmed), 5000);
+    emit generateRequested(currentRequest_, request);
+}
+
+void MainWindow::cancelGeneration() {
+    if (!running_) return;
+    worker_->cancel(currentRequest_);
+    generation_->setMessage(tr("Cancelling…"));
+}
+
+void MainWindow::onProgress(quint64 id, qint64 done, qint64 total, double bps) {
+    if (id == currentRequest_) generation_->setProgress(done, total, bps);
+}
+
+void MainWindow::onDesign(quint64 id, const Design& design) {
+    if (id != currentRequest_) return;
+    ++designsThisRun_;
+    designs_->addDesign(design, id, regionStart_, regionLength_);
+}
+
+void MainWindow::onFinished(quint64 id, bool cancelled, const QStringList& notices) {
+    if (id != currentRequest_) return;
+    running_ = false;
+    generation_->setRunning(false);
+    QString text = cancelled ? tr("Run %1 cancelled.").arg(id) : tr("Run %1: %2 design(s).").arg(id).arg(designsThisRun_);
+    if (!notices.isEmpty()) text += QLatin1Char('\n') + notices.join(QLatin1Char('\n'));
+    generation_->setMessage(text);
+}
+
+void MainWindow::onFailed(quint64 id, const QString& error) {
+    if (id != currentRequest_) return;
+    running_ = false;
+    generation_->setRunning(false);
+    generation_->setMessage(error, true);
+}
+
+void MainWindow::openDesign(int row) {
+    if (row < 0 || row >= designs_->rowCount()) return;
+    const DesignRow& r = designs_->row(row);
+    // The region may have moved since the run if the sequence was edited; clamp to what exists.
+    const qsizetype start = std::min(r.regionStart, doc_->size());
+    const qsizetype len = std::min(r.regionLength, doc_->size() - start);
+    const QByteArray bases = QByteArray::fromStdString(r.design.bases);
+    undo_->push(new ReplaceBasesCommand(doc_, start, len, bases));
+    editor_->setSelection(start, start + bases.size());
+    editor_->setFocus();
+}
+
+void MainWindow::updateStatus() {
+    const qsizetype a = editor_->selectionStart(), b = editor_->selectionEnd();
+    QString text = tr("%1 bp").arg(QLocale().toString(doc_->size()));
+    if (b > a) {
+        const double gc = doc_->gcFraction(a, b - a);
+        text += tr("  |  selection %1–%2 (%3 bp)").arg(a + 1).arg(b).arg(QLocale().toString(b - a));
+        text += gc < 0 ? tr("  |  GC n/a") : tr("  |  GC %1%").arg(100.0 * gc, 0, 'f', 1);
+    } else {
+        text += tr("  |  position %1").arg(a + 1);
+    }
+    statusLabel_->setText(text);
+}
+
+}  // namespace carbon::ui

@@ -1,0 +1,326 @@
+// SequenceEditor painting, hit testing, keyboard/mouse handling and clipboard.
+#include "sequence_editor.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QFontDatabase>
+#include <QKeyEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QUndoStack>
+
+#include "carbon/fns.h"
+#include "commands/insert_bases_command.h"
+#include "commands/remove_bases_command.h"
+#include "commands/replace_bases_command.h"
+#include "sequence_document.h"
+
+namespace carbon::ui {
+
+namespace {
+
+constexpr int kGroup = 10;  // bases per ruler group; lines hold whole groups
+
+QColor baseColor(char c) {
+    switch (c) {
+        case 'A': return QColor(0x1b, 0x9e, 0x3e);
+        case 'C': return QColor(0x1f, 0x5f, 0xbf);
+        case 'G': return QColor(0xc0, 0x7a, 0x00);
+        case 'T': return QColor(0xc8, 0x23, 0x23);
+        default: return QColor(0x80, 0x80, 0x80);  // N and other IUPAC codes
+    }
+}
+
+}  // namespace
+
+SequenceEditor::SequenceEditor(SequenceDocument* doc, QUndoStack* undo, QWidget* parent)
+    : QAbstractScrollArea(parent), doc_(doc), undo_(undo) {
+    setAccessibleName(tr("Sequence editor"));
+    setAccessibleDescription(tr("The DNA sequence; type IUPAC letters to edit"));
+    setFocusPolicy(Qt::StrongFocus);
+    QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    font.setPointSizeF(std::max(10.0, font.pointSizeF()));
+    setFont(font);
+    viewport()->setCursor(Qt::IBeamCursor);
+    viewport()->setAutoFillBackground(true);
+    viewport()->setBackgroundRole(QPalette::Base);
+    horizontalScrollBar()->setEnabled(false);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    connect(doc_, &SequenceDocument::changed, this, &SequenceEditor::onDocumentChanged);
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
+    relayout();
+}
+
+QSize SequenceEditor::sizeHint() const { return {gutterWidth_ + 6 * (kGroup * charWidth_ + groupGap_) + 30, 400}; }
+
+qsizetype SequenceEditor::lineCount() const { return doc_->size() / basesPerLine_ + 1; }  // +1: cursor at the end
+
+int SequenceEditor::xOfColumn(int column) const {
+    return gutterWidth_ + (column / kGroup) * (kGroup * charWidth_ + groupGap_) + (column % kGroup) * charWidth_;
+}
+
+void SequenceEditor::relayout() {
+    QFontMetrics fm(font());
+    charWidth_ = fm.horizontalAdvance(QLatin1Char('M')) + 2;
+    baseHeight_ = fm.height() + 2;
+    QFont small = font();
+    small.setPointSizeF(font().pointSizeF() * 0.75);
+    rulerHeight_ = QFontMetrics(small).height() + 2;
+    rowHeight_ = rulerHeight_ + baseHeight_ + 4;
+    groupGap_ = charWidth_ / 2 + 2;
+    const int digits = int(QString::number(std::max<qsizetype>(doc_->size(), 1000)).size());
+    gutterWidth_ = QFontMetrics(small).horizontalAdvance(QString(digits + 1, QLatin1Char('9'))) + 8;
+    const int groupWidth = kGroup * charWidth_ + groupGap_;
+    const int groups = std::max(1, (viewport()->width() - gutterWidth_ - 4) / groupWidth);
+    basesPerLine_ = groups * kGroup;
+    const int visible = std::max(1, viewport()->height() / rowHeight_);
+    verticalScrollBar()->setRange(0, int(std::max<qsizetype>(0, lineCount() - visible)));
+    verticalScrollBar()->setPageStep(visible);
+    verticalScrollBar()->setSingleStep(1);
+    viewport()->update();
+}
+
+void SequenceEditor::resizeEvent(QResizeEvent* event) {
+    QAbstractScrollArea::resizeEvent(event);
+    relayout();
+}
+
+void SequenceEditor::paintEvent(QPaintEvent* event) {
+    QPainter p(viewport());
+    const QRect clip = event->rect();
+    QFont small = font();
+    small.setPointSizeF(font().pointSizeF() * 0.75);
+    const qsizetype first = verticalScrollBar()->value();
+    const qsizetype n = doc_->size();
+    const char* bases = doc_->bases().constData();
+    const qsizetype selA = selectionStart(), selB = selectionEnd();
+    const QColor rulerColor = palette().color(QPalette::Disabled, QPalette::Text);
+    // Only lines that intersect the viewport: the cost is independent of the sequence length.
+    for (qsizetype line = first + clip.top() / rowHeight_; line < lineCount(); ++line) {
+        const int y = int(line - first) * rowHeight_;
+        if (y > clip.bottom()) break;
+        const qsizetype lineStart = line * basesPerLine_;
+        const int columns = int(std::min<qsizetype>(basesPerLine_, n - lineStart));
+        const int baseTop = y + rulerHeight_;
+        // Ruler: the 1-based position of the line in the gutter, a tick and label per group.
+        p.setFont(small);
+        p.setPen(rulerColor);
+        p.drawText(QRect(0, baseTop, gutterWidth_ - 6, baseHeight_), Qt::AlignRight | Qt::AlignVCenter,
+                   QString::number(lineStart + 1));
+        for (int g = 0; g < columns; g += kGroup) {
+            const int x = xOfColumn(g);
+            p.drawLine(x, baseTop - 3, x, baseTop - 1);
+            if (g > 0 || line == 0)
+                p.drawText(QPoint(x + 1, baseTop - 3), QString::number(lineStart + g + 1));
+        }
+        // Selection background.
+        const qsizetype s0 = std::max(selA, lineStart), s1 = std::min(selB, lineStart + columns);
+        if (s1 > s0) {
+            for (qsizetype i = s0; i < s1; ++i) {
+                const int c = int(i - lineStart);
+                // One rectangle per base; including the group gap only within a group keeps gaps visible.
+                const int w = (c % kGroup == kGroup - 1 || i + 1 == s1) ? charWidth_ : xOfColumn(c + 1) - xOfColumn(c);
+                p.fillRect(xOfColumn(c), baseTop, w, baseHeight_, palette().color(QPalette::Highlight).lighter(160));
+            }
+        }
+        // 6-mer token boundaries: tokens start at multiples of 6 from the sequence start, as the
+        // tokenizer cuts the context.
+        if (showTokens_) {
+            p.setPen(QPen(QColor(0x90, 0x60, 0xc0), 1));
+            for (qsizetype i = ((lineStart + 5) / 6) * 6; i <= lineStart + columns; i += 6) {
+                const int x = xOfColumn(int(i - lineStart)) - 1;
+                p.drawLine(x, baseTop, x, baseTop + baseHeight_);
+            }
+        }
+        // The bases.
+        p.setFont(font());
+        for (int c = 0; c < columns; ++c) {
+            const char b = bases[lineStart + c];
+            p.setPen(baseColor(b));
+            p.drawText(QRect(xOfColumn(c), baseTop, charWidth_, baseHeight_), Qt::AlignCenter, QString(QLatin1Char(b)));
+        }
+        // Cursor.
+        if (hasFocus() && cursor_ >= lineStart && cursor_ <= lineStart + columns &&
+            (cursor_ < lineStart + basesPerLine_ || cursor_ == n)) {
+            const int c = int(cursor_ - lineStart);
+            const int x = c == 0 ? xOfColumn(0) - 1 : (c % kGroup == 0 ? xOfColumn(c - 1) + charWidth_ : xOfColumn(c)) - 1;
+            p.fillRect(x, baseTop, 2, baseHeight_, palette().color(QPalette::Text));
+        }
+    }
+}
+
+qsizetype SequenceEditor::positionAt(QPoint pt) const {
+    const qsizetype line = verticalScrollBar()->value() + std::max(0, pt.y()) / rowHeight_;
+    const int groupWidth = kGroup * charWidth_ + groupGap_;
+    const int x = pt.x() - gutterWidth_;
+    int column = 0;
+    if (x > 0) {
+        const int g = x / groupWidth;
+        const int within = std::min(kGroup, (x - g * groupWidth + charWidth_ / 2) / charWidth_);
+        column = std::min(basesPerLine_, g * kGroup + within);
+    }
+    return std::clamp<qsizetype>(line * basesPerLine_ + column, 0, doc_->size());
+}
+
+void SequenceEditor::setSelection(qsizetype start, qsizetype end) {
+    const qsizetype n = doc_->size();
+    anchor_ = std::clamp<qsizetype>(start, 0, n);
+    cursor_ = std::clamp<qsizetype>(end, 0, n);
+    scrollToPosition(cursor_);
+    viewport()->update();
+    emit selectionChanged(selectionStart(), selectionEnd());
+}
+
+void SequenceEditor::moveCursor(qsizetype pos, bool extend) {
+    const qsizetype a = extend ? anchor_ : pos;
+    setSelection(a, pos);
+}
+
+void SequenceEditor::scrollToPosition(qsizetype pos) {
+    const qsizetype line = pos / basesPerLine_;
+    QScrollBar* bar = verticalScrollBar();
+    if (line < bar->value()) bar->setValue(int(line));
+    else if (line >= bar->value() + bar->pageStep()) bar->setValue(int(line - bar->pageStep() + 1));
+}
+
+void SequenceEditor::selectAll() { setSelection(0, doc_->size()); }
+
+void SequenceEditor::copy() {
+    if (hasSelection()) QApplication::clipboard()->setText(QString::fromLatin1(doc_->mid(selectionStart(), selectionEnd() - selectionStart())));
+}
+
+void SequenceEditor::copyReverseComplement() {
+    if (!hasSelection()) return;
+    const QByteArray s = doc_->mid(selectionStart(), selectionEnd() - selectionStart());
+    const std::string rc = carbon::reverse_complement(std::string_view(s.constData(), size_t(s.size())));
+    QApplication::clipboard()->setText(QString::fromStdString(rc));
+}
+
+void SequenceEditor::cut() {
+    copy();
+    deleteSelection();
+}
+
+void SequenceEditor::paste() { insertBases(SequenceDocument::normalizeBases(QApplication::clipboard()->text().toLatin1())); }
+
+void SequenceEditor::deleteSelection() {
+    if (!hasSelection()) return;
+    const qsizetype a = selectionStart();
+    undo_->push(new RemoveBasesCommand(doc_, a, selectionEnd() - a));
+    setSelection(a, a);
+}
+
+void SequenceEditor::insertBases(const QByteArray& bases) {
+    if (bases.isEmpty()) return;
+    const qsizetype a = selectionStart();
+    if (hasSelection()) undo_->push(new ReplaceBasesCommand(doc_, a, selectionEnd() - a, bases));
+    else undo_->push(new InsertBasesCommand(doc_, a, bases));
+    setSelection(a + bases.size(), a + bases.size());
+}
+
+bool SequenceEditor::findNext(const QString& pattern) {
+    const QByteArray pat = pattern.trimmed().toLatin1();
+    std::vector<BaseMask> masks;
+    try {
+        masks = carbon::parse_template(std::string_view(pat.constData(), size_t(pat.size())), "pattern");
+    } catch (const std::exception&) {
+        return false;
+    }
+    const qsizetype n = doc_->size(), m = qsizetype(masks.size());
+    if (m == 0 || m > n) return false;
+    const char* s = doc_->bases().constData();
+    auto matches = [&](qsizetype i) {
+        for (qsizetype j = 0; j < m; ++j)
+            if ((iupac_mask(s[i + j]) & ~masks[size_t(j)]) != 0 || iupac_mask(s[i + j]) == 0) return false;
+        return true;
+    };
+    // Start after the current match (or at the cursor) and wrap once around.
+    const qsizetype from = hasSelection() ? selectionStart() + 1 : cursor_;
+    for (qsizetype k = 0; k <= n - m; ++k) {
+        const qsizetype i = (from + k) % (n - m + 1);
+        if (matches(i)) {
+            setSelection(i, i + m);
+            return true;
+        }
+    }
+    return false;
+}
+
+void SequenceEditor::setShowTokenBoundaries(bool on) {
+    showTokens_ = on;
+    viewport()->update();
+}
+
+void SequenceEditor::onDocumentChanged(qsizetype pos, qsizetype removed, qsizetype added) {
+    // Keep the caret after the changed span (undo/redo land here too); callers that want a
+    // particular selection set it after pushing their command.
+    const qsizetype n = doc_->size();
+    auto shift = [&](qsizetype x) { return x <= pos ? x : (x >= pos + removed ? x - removed + added : pos + added); };
+    anchor_ = std::clamp<qsizetype>(shift(anchor_), 0, n);
+    cursor_ = std::clamp<qsizetype>(shift(cursor_), 0, n);
+    relayout();
+    emit selectionChanged(selectionStart(), selectionEnd());
+}
+
+void SequenceEditor::keyPressEvent(QKeyEvent* e) {
+    const bool shift = e->modifiers() & Qt::ShiftModifier;
+    const qsizetype n = doc_->size();
+    if (e->matches(QKeySequence::Copy)) return copy();
+    if (e->matches(QKeySequence::Cut)) return cut();
+    if (e->matches(QKeySequence::Paste)) return paste();
+    if (e->matches(QKeySequence::SelectAll)) return selectAll();
+    switch (e->key()) {
+        case Qt::Key_Left: return moveCursor(!shift && hasSelection() ? selectionStart() : std::max<qsizetype>(0, cursor_ - 1), shift);
+        case Qt::Key_Right: return moveCursor(!shift && hasSelection() ? selectionEnd() : std::min(n, cursor_ + 1), shift);
+        case Qt::Key_Up: return moveCursor(std::max<qsizetype>(0, cursor_ - basesPerLine_), shift);
+        case Qt::Key_Down: return moveCursor(std::min(n, cursor_ + basesPerLine_), shift);
+        case Qt::Key_PageUp: return moveCursor(std::max<qsizetype>(0, cursor_ - basesPerLine_ * verticalScrollBar()->pageStep()), shift);
+        case Qt::Key_PageDown: return moveCursor(std::min(n, cursor_ + basesPerLine_ * verticalScrollBar()->pageStep()), shift);
+        case Qt::Key_Home:
+            return moveCursor(e->modifiers() & Qt::ControlModifier ? 0 : cursor_ - cursor_ % basesPerLine_, shift);
+        case Qt::Key_End:
+            return moveCursor(e->modifiers() & Qt::ControlModifier ? n : std::min(n, cursor_ - cursor_ % basesPerLine_ + basesPerLine_), shift);
+        case Qt::Key_Backspace:
+            if (hasSelection()) return deleteSelection();
+            if (cursor_ > 0) {
+                undo_->push(new RemoveBasesCommand(doc_, cursor_ - 1, 1));
+                return setSelection(cursor_, cursor_);  // the document change already moved the caret
+            }
+            return;
+        case Qt::Key_Delete:
+            if (hasSelection()) return deleteSelection();
+            if (cursor_ < n) undo_->push(new RemoveBasesCommand(doc_, cursor_, 1));
+            return;
+        default: break;
+    }
+    const QString text = e->text();
+    if (text.size() == 1 && !(e->modifiers() & (Qt::ControlModifier | Qt::AltModifier))) {
+        const QByteArray b = SequenceDocument::normalizeBases(text.toLatin1());
+        if (!b.isEmpty()) return insertBases(b);
+    }
+    QAbstractScrollArea::keyPressEvent(e);
+}
+
+void SequenceEditor::mousePressEvent(QMouseEvent* e) {
+    if (e->button() != Qt::LeftButton) return QAbstractScrollArea::mousePressEvent(e);
+    moveCursor(positionAt(e->position().toPoint()), e->modifiers() & Qt::ShiftModifier);
+}
+
+void SequenceEditor::mouseMoveEvent(QMouseEvent* e) {
+    if (!(e->buttons() & Qt::LeftButton)) return;
+    moveCursor(positionAt(e->position().toPoint()), true);
+}
+
+void SequenceEditor::mouseReleaseEvent(QMouseEvent* e) { e->accept(); }  // the press already placed the caret
+
+void SequenceEditor::focusInEvent(QFocusEvent* e) {
+    QAbstractScrollArea::focusInEvent(e);
+    viewport()->update();
+}
+
+void SequenceEditor::focusOutEvent(QFocusEvent* e) {
+    QAbstractScrollArea::focusOutEvent(e);
+    viewport()->update();
+}
+
+}  // namespace carbon::ui

@@ -1,0 +1,78 @@
+// SequenceEditor: a custom-painted, wrapping view of a SequenceDocument (bases as coloured
+// letters, a ruler above every line, optional 6-mer token boundaries). Only visible lines are
+// painted and layout is arithmetic on the line width, so a 1 Mbp sequence scrolls like a 1 kbp
+// one. Edits go through the QUndoStack as InsertBases/RemoveBases/ReplaceBasesCommand.
+#pragma once
+
+#include <QAbstractScrollArea>
+#include <QByteArray>
+
+class QUndoStack;
+
+namespace carbon::ui {
+
+class SequenceDocument;
+
+class SequenceEditor : public QAbstractScrollArea {
+    Q_OBJECT
+public:
+    SequenceEditor(SequenceDocument* doc, QUndoStack* undo, QWidget* parent = nullptr);
+
+    // Selection as the half-open span [selectionStart, selectionEnd); empty when they are equal
+    // (then both are the cursor, a gap between bases 0..size()).
+    qsizetype selectionStart() const { return std::min(anchor_, cursor_); }
+    qsizetype selectionEnd() const { return std::max(anchor_, cursor_); }
+    bool hasSelection() const { return anchor_ != cursor_; }
+    qsizetype cursorPosition() const { return cursor_; }
+    int basesPerLine() const { return basesPerLine_; }
+    bool showTokenBoundaries() const { return showTokens_; }
+
+    QSize sizeHint() const override;
+
+public slots:
+    void setSelection(qsizetype start, qsizetype end);  // cursor ends at `end`
+    void selectAll();
+    void copy();
+    void copyReverseComplement();
+    void cut();
+    void paste();
+    void deleteSelection();
+    // Replaces the selection (or inserts at the cursor) with bases, as one undo step.
+    void insertBases(const QByteArray& bases);
+    // Selects the next match of an IUPAC pattern after the cursor (wrapping); false if none.
+    bool findNext(const QString& pattern);
+    void setShowTokenBoundaries(bool on);
+    void scrollToPosition(qsizetype pos);
+
+signals:
+    void selectionChanged(qsizetype start, qsizetype end);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void focusInEvent(QFocusEvent* event) override;
+    void focusOutEvent(QFocusEvent* event) override;
+
+private:
+    void onDocumentChanged(qsizetype pos, qsizetype removed, qsizetype added);
+    void relayout();
+    void moveCursor(qsizetype pos, bool extend);
+    qsizetype lineCount() const;
+    int xOfColumn(int column) const;  // left edge of the base at `column` in a line
+    qsizetype positionAt(QPoint p) const;
+
+    SequenceDocument* doc_;
+    QUndoStack* undo_;
+    qsizetype anchor_ = 0, cursor_ = 0;
+    bool showTokens_ = false;
+    // Layout in pixels, recomputed on resize and font change.
+    int charWidth_ = 8, baseHeight_ = 16, rulerHeight_ = 12, rowHeight_ = 32;
+    int gutterWidth_ = 60, groupGap_ = 6;
+    int basesPerLine_ = 60;
+};
+
+}  // namespace carbon::ui
