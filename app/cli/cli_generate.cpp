@@ -7,6 +7,7 @@
 
 #include "carbon/fns_generate.h"
 #include "carbon/model.h"
+#include "carbon/scoring.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"
@@ -119,7 +120,22 @@ int cmd_generate(const std::vector<std::string>& argv) {
                          {"max_homopolymer", std::to_string(req.constraints.max_homopolymer)}, {"forbid", a.get_or("forbid", "")},
                          {"gc_min", std::to_string(req.constraints.gc_min)}, {"gc_max", std::to_string(req.constraints.gc_max)},
                          {"max_backtracks", std::to_string(req.max_backtracks)}, {"threads", a.get_or("threads", "")}};
-        store_generation(*project, *m, req, r, s, bp / secs);
+        // Per-base tracks of every design, read in its place: [tags]<dna>context+design+flank</dna>.
+        ScoreOptions so;
+        so.tags = req.tags;
+        so.token_score = false;
+        so.context_tokens = size_t(m->config().max_position_embeddings);
+        std::vector<std::string> full;
+        for (const Design& d : r.designs) full.push_back(req.left_context + d.bases + req.right_flank);
+        const auto scores = score_sequences(m->backend(), m->tokenizer(), full, so);
+        std::vector<std::vector<BaseScore>> tracks(r.designs.size());
+        for (size_t i = 0; i < r.designs.size() && i < scores.size(); ++i) {
+            const auto& t = scores[i].track;
+            const size_t c = req.left_context.size();
+            if (t.size() >= c + r.designs[i].bases.size())
+                tracks[i].assign(t.begin() + long(c), t.begin() + long(c + r.designs[i].bases.size()));
+        }
+        store_generation(*project, *m, req, r, tracks, s, bp / secs);
     }
     return 0;
 }

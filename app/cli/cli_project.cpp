@@ -17,7 +17,8 @@ namespace {
 }  // namespace
 
 int cmd_project(const std::vector<std::string>&) { no_storage(); }
-void store_generation(const std::string&, const Model&, const DesignRequest&, const GenerationResult&, const RunSettings&, double) {
+void store_generation(const std::string&, const Model&, const DesignRequest&, const GenerationResult&,
+                      const std::vector<std::vector<BaseScore>>&, const RunSettings&, double) {
     no_storage();
 }
 void store_scores(const std::string&, const Model&, const std::vector<NamedSequence>&, const std::vector<SequenceScore>&,
@@ -225,12 +226,14 @@ int cmd_project(const std::vector<std::string>& args) {
 }
 
 void store_generation(const std::string& project, const Model& model, const DesignRequest& req, const GenerationResult& result,
-                      const RunSettings& settings, double bases_per_second) {
+                      const std::vector<std::vector<BaseScore>>& design_tracks, const RunSettings& settings,
+                      double bases_per_second) {
     auto p = open_project(project);
     int64_t context_id = 0;
     if (!req.left_context.empty()) context_id = sequence_id_for(*p, {"context", "left context of a generation run", req.left_context}, "carbon-cli generate");
     const int64_t run_id = p->begin_run(make_run(model, "generate", req.sampling.seed, settings));
-    for (const Design& d : result.designs) {
+    for (size_t di = 0; di < result.designs.size(); ++di) {
+        const Design& d = result.designs[di];
         st::DesignRecord r;
         r.run_id = run_id;
         r.sequence_id = context_id;
@@ -261,7 +264,17 @@ void store_generation(const std::string& project, const Model& model, const Desi
             }
             i = j;
         }
-        p->add_design(r, {}, regions);
+        std::vector<st::Track> tracks;
+        if (di < design_tracks.size() && !design_tracks[di].empty()) {
+            st::Track logp = base_track("logp", 1), dist = base_track("dist_acgt", 4), ent = base_track("entropy_bits", 1);
+            for (const BaseScore& b : design_tracks[di]) {
+                logp.values.push_back(b.logp);
+                for (int k : {0, 2, 3, 1}) dist.values.push_back(b.p[size_t(k)]);  // engine A,T,C,G -> stored A,C,G,T
+                ent.values.push_back(b.entropy_bits);
+            }
+            tracks = {logp, dist, ent};
+        }
+        p->add_design(r, std::move(tracks), regions);  // the design, its tracks and regions land whole
     }
     p->finish_run(run_id, result.cancelled ? "cancelled" : "finished", bases_per_second);
     std::fprintf(stderr, "stored run %lld with %zu design(s) in %s\n", static_cast<long long>(run_id), result.designs.size(), project.c_str());

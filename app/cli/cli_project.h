@@ -24,8 +24,11 @@ int cmd_project(const std::vector<std::string>& args);
 
 // Each stores one run and its results in one transaction per logical unit (a design with its
 // regions lands whole). `bases_per_second` 0 when not measured.
+// `design_tracks[i]` is the per-base track of result.designs[i] (scored in its context and
+// flank); empty vectors store no tracks.
 void store_generation(const std::string& project, const Model& model, const DesignRequest& request, const GenerationResult& result,
-                      const RunSettings& settings, double bases_per_second);
+                      const std::vector<std::vector<BaseScore>>& design_tracks, const RunSettings& settings,
+                      double bases_per_second);
 void store_scores(const std::string& project, const Model& model, const std::vector<NamedSequence>& records,
                   const std::vector<SequenceScore>& scores, const RunSettings& settings, double bases_per_second);
 void store_variant(const std::string& project, const Model& model, const NamedSequence& record, const VariantScore& score,
