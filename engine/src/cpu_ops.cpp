@@ -105,51 +105,57 @@ CARBON_AVX2 void convert_row_avx2(const WeightMatrix& w, size_t row, float* out)
     else convert_row_avx2_t<DType::F16>(p, k, out);
 }
 
-// Streams weight rows against m <= 2 activation rows: the decode path. Four independent
-// accumulators per activation row hide the FMA latency; the dtype is a template parameter so the
-// conversion is resolved outside the inner loop.
+// Every dot product in this file, whatever the path (streaming decode, tiled prefill, any batch
+// size or tile position), is summed in the same order: one 8-lane accumulator over the 8-wide
+// chunks in order, then finish_dot (horizontal sum, then the scalar tail in order). So a row's
+// result does not depend on what else is in the batch: a token decoded alone and the same token
+// inside a prefill or a speculative verification pass get bit-identical logits, which is what
+// makes speculative decoding exactly equal to the target alone.
+// x_tail and w_tail point at element kv of their rows; n_tail = k - kv (< 8).
+CARBON_AVX2 inline float finish_dot(__m256 acc, const float* x_tail, const float* w_tail, size_t n_tail) {
+    float s = hsum(acc);
+    for (size_t c = 0; c < n_tail; ++c) s += x_tail[c] * w_tail[c];
+    return s;
+}
+
+// Streams weight rows against m <= 2 activation rows: the decode path. Four weight rows at a
+// time give four independent FMA chains (latency hidden) while each dot keeps one accumulator.
 template <DType T>
 CARBON_AVX2 void matvec_stream_avx2(const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
                                     size_t j0, size_t j1, float* y, size_t ldy) {
     const size_t k = w.cols, kv = k & ~size_t(7);
     const size_t esz = dtype_size(T);
     const float* x1 = x + (m > 1 ? ldx : 0);
-    for (size_t j = j0; j < j1; ++j) {
-        const size_t r = rows ? size_t(rows[j]) : j;
-        const uint8_t* wr = static_cast<const uint8_t*>(w.data) + r * k * esz;
-        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
-        __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
-        size_t c = 0;
-        if (m == 1) {
-            for (; c + 32 <= kv; c += 32) {
-                a0 = _mm256_fmadd_ps(load8t<T>(wr, c), _mm256_loadu_ps(x + c), a0);
-                a1 = _mm256_fmadd_ps(load8t<T>(wr, c + 8), _mm256_loadu_ps(x + c + 8), a1);
-                a2 = _mm256_fmadd_ps(load8t<T>(wr, c + 16), _mm256_loadu_ps(x + c + 16), a2);
-                a3 = _mm256_fmadd_ps(load8t<T>(wr, c + 24), _mm256_loadu_ps(x + c + 24), a3);
+    float tail[4][8];  // converted weights of the tail (k % 8) of each row
+    for (size_t j = j0; j < j1; j += 4) {
+        const size_t nr = std::min<size_t>(4, j1 - j);
+        const uint8_t* wr[4];
+        for (size_t r = 0; r < 4; ++r) {
+            const size_t jj = j + std::min(r, nr - 1);
+            wr[r] = static_cast<const uint8_t*>(w.data) + (rows ? size_t(rows[jj]) : jj) * k * esz;
+        }
+        __m256 a[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+        __m256 b[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+        for (size_t c = 0; c < kv; c += 8) {
+            const __m256 xa = _mm256_loadu_ps(x + c);
+            const __m256 w0 = load8t<T>(wr[0], c), w1 = load8t<T>(wr[1], c), w2 = load8t<T>(wr[2], c), w3 = load8t<T>(wr[3], c);
+            a[0] = _mm256_fmadd_ps(xa, w0, a[0]);
+            a[1] = _mm256_fmadd_ps(xa, w1, a[1]);
+            a[2] = _mm256_fmadd_ps(xa, w2, a[2]);
+            a[3] = _mm256_fmadd_ps(xa, w3, a[3]);
+            if (m > 1) {
+                const __m256 xb = _mm256_loadu_ps(x1 + c);
+                b[0] = _mm256_fmadd_ps(xb, w0, b[0]);
+                b[1] = _mm256_fmadd_ps(xb, w1, b[1]);
+                b[2] = _mm256_fmadd_ps(xb, w2, b[2]);
+                b[3] = _mm256_fmadd_ps(xb, w3, b[3]);
             }
-        } else {
-            for (; c + 16 <= kv; c += 16) {
-                const __m256 w0 = load8t<T>(wr, c), w1 = load8t<T>(wr, c + 8);
-                a0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x + c), a0);
-                a1 = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x + c + 8), a1);
-                b0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x1 + c), b0);
-                b1 = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x1 + c + 8), b1);
-            }
         }
-        for (; c < kv; c += 8) {
-            const __m256 w0 = load8t<T>(wr, c);
-            a0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x + c), a0);
-            if (m > 1) b0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x1 + c), b0);
+        for (size_t r = 0; r < nr; ++r) {
+            for (size_t c = kv; c < k; ++c) tail[r][c - kv] = load_as_f32(wr[r], T, c);
+            y[j + r] = finish_dot(a[r], x + kv, tail[r], k - kv);
+            if (m > 1) y[ldy + j + r] = finish_dot(b[r], x1 + kv, tail[r], k - kv);
         }
-        float s0 = hsum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
-        float s1 = hsum(_mm256_add_ps(b0, b1));
-        for (; c < k; ++c) {
-            const float wv = load_as_f32(wr, T, c);
-            s0 += wv * x[c];
-            s1 += wv * x1[c];
-        }
-        y[j] = s0;
-        if (m > 1) y[ldy + j] = s1;
     }
 }
 
@@ -190,11 +196,7 @@ CARBON_AVX2 void tile_3x4(const float* x, size_t ldx, const float* wp, size_t k,
     const float* xs[3] = {x0, x1, x2};
     const float* ws[4] = {w0, w1, w2, w3};
     for (size_t i = 0; i < mt; ++i)
-        for (size_t j = 0; j < nt; ++j) {
-            float s = hsum(acc[i][j]);
-            for (size_t c = kv; c < k; ++c) s += xs[i][c] * ws[j][c];
-            out[i * ldo + j] = s;
-        }
+        for (size_t j = 0; j < nt; ++j) out[i * ldo + j] = finish_dot(acc[i][j], xs[i] + kv, ws[j] + kv, k - kv);
 }
 #endif  // CARBON_X86
 

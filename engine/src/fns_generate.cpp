@@ -26,6 +26,7 @@ char upper(char c) { return c >= 'a' && c <= 'z' ? char(c - 32) : c; }
 // What every design of a request shares: prompt, masks, constraint tables.
 struct Plan {
     std::vector<int32_t> prompt;  // tags + <dna> + the context's whole 6-mers
+    size_t prefix_len = 0;        // prompt tokens up to and including <dna>
     std::string head;             // upper-cased context bases covered by the prompt's 6-mers
     size_t tail_len = 0;          // context bases after them (0..5): fixed bases of the first token
     size_t design_len = 0;
@@ -78,6 +79,7 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
     p.tail_len = tail.size();
     DnaEncoding enc = tok.encode_prompt(r.tags, r.left_context.substr(0, whole), false);
     p.prompt = enc.ids;
+    p.prefix_len = enc.first_dna_token;
     for (const DnaNotice& n : enc.notices) {
         std::string where = "context position " + std::to_string(n.position + 1);
         if (n.count > 1) where += "-" + std::to_string(n.position + n.count);
@@ -162,6 +164,9 @@ struct Step {
 
 struct DesignState {
     SeqId seq = -1;
+    SeqId draft_seq = -1;
+    std::vector<int32_t> draft_kv;  // ids the draft's cache holds after its prefix (see draft_catch_up)
+    size_t draft_dropped = 0;       // DNA tokens of prompt+generation left out of the draft's window
     std::vector<int> tokens;    // chosen 6-mer indices
     std::string seq_bases;      // head + generated bases so far (6 per chosen token)
     std::deque<Step> history;   // data of the last steps; back() is the step being chosen
@@ -172,8 +177,11 @@ struct DesignState {
 
 class Generator {
 public:
-    Generator(Backend& be, const Tokenizer& tok, const DesignRequest& r, const Plan& p)
-        : be_(be), tok_(tok), r_(r), p_(p), c_(r.constraints) {}
+    Generator(Backend& be, const Tokenizer& tok, const DesignRequest& r, const Plan& p, const SpeculativeConfig* spec)
+        : be_(be), tok_(tok), r_(r), p_(p), c_(r.constraints), spec_(spec) {
+        if (spec_) k_ = std::clamp<size_t>(spec_->draft_tokens, 1, std::max<size_t>(1, spec_->max_draft_tokens));
+        prefix_len_ = p.prefix_len;
+    }
 
     GenerationResult run(const GenerationCallbacks& cb, std::vector<std::string> notices);
 
@@ -187,13 +195,23 @@ private:
     bool choose_fns(DesignState& d, Step& st, size_t step, size_t design_index);
     bool choose_direct(DesignState& d, Step& st, size_t step, size_t design_index);
     void choose(DesignState& d, size_t design_index);
+    Step make_step(size_t step, const float* logits, size_t width) const;
     void push_step(DesignState& d, const float* logits, size_t width);
+    bool finished(const DesignState& d) const { return d.tokens.size() >= p_.n_tokens; }
+    void plain_round(std::vector<DesignState>& ds, ForwardOutput& out);
+    void speculative_round(std::vector<DesignState>& ds, ForwardOutput& out);
+    void draft_catch_up(std::vector<DesignState>& ds, std::vector<size_t>& active, ForwardOutput& out);
 
     Backend& be_;
     const Tokenizer& tok_;
     const DesignRequest& r_;
     const Plan& p_;
     const DesignConstraints& c_;
+    const SpeculativeConfig* spec_ = nullptr;
+    bool spec_on_ = false;
+    size_t k_ = 4;
+    SpeculativeStats stats_;
+    size_t prefix_len_ = 0;  // prompt tokens up to and including <dna> (kept in the draft's window)
 };
 
 bool Generator::base_ok(const DesignState& d, size_t gen_pos) const {
@@ -234,12 +252,11 @@ bool Generator::base_ok(const DesignState& d, size_t gen_pos) const {
     return true;
 }
 
-void Generator::push_step(DesignState& d, const float* logits, size_t width) {
+Step Generator::make_step(size_t step, const float* logits, size_t width) const {
     Step st;
     std::vector<float> probs(width);
     dna_softmax(std::span<const float>(logits, width), probs);
     st.plain = fns_marginals(probs);
-    const size_t step = d.tokens.size();
     std::array<BaseMask, 6> mask;
     for (size_t j = 0; j < 6; ++j) {
         const size_t g = step * 6 + j;
@@ -252,7 +269,11 @@ void Generator::push_step(DesignState& d, const float* logits, size_t width) {
     } else {
         st.logits.assign(logits, logits + width);
     }
-    d.history.push_back(std::move(st));
+    return st;
+}
+
+void Generator::push_step(DesignState& d, const float* logits, size_t width) {
+    d.history.push_back(make_step(d.tokens.size(), logits, width));
     if (d.history.size() > kHistoryDepth) d.history.pop_front();
 }
 
@@ -357,15 +378,163 @@ void Generator::choose(DesignState& d, size_t design_index) {
     }
 }
 
+void Generator::plain_round(std::vector<DesignState>& ds, ForwardOutput& out) {
+    // Invariant between rounds: every unfinished design's last chosen token is pending (not yet in
+    // its cache); the cache holds the prompt and the tokens before it.
+    std::vector<size_t> active;
+    std::vector<ForwardItem> items;
+    for (size_t i = 0; i < ds.size(); ++i)
+        if (!finished(ds[i])) {
+            active.push_back(i);
+            items.push_back({ds[i].seq, std::span<const int32_t>(&ds[i].pending, 1), false});
+        }
+    if (items.empty()) return;
+    be_.forward(items, Head::Dna, out);
+    for (size_t q = 0; q < active.size(); ++q) {
+        push_step(ds[active[q]], out.row(q), out.width);
+        choose(ds[active[q]], active[q]);
+    }
+}
+
+void Generator::draft_catch_up(std::vector<DesignState>& ds, std::vector<size_t>& active, ForwardOutput& out) {
+    // The draft sees prompt + every chosen token (the pending one included), within its window:
+    // the prompt's prefix up to <dna>, then the most recent DNA tokens. Its cache keeps the longest
+    // common prefix with that; the rest is fed now, and its last row predicts the next step.
+    Backend& dr = *spec_->draft;
+    std::vector<std::vector<int32_t>> feed(active.size());
+    std::vector<ForwardItem> items;
+    for (size_t q = 0; q < active.size(); ++q) {
+        DesignState& d = ds[active[q]];
+        std::vector<int32_t> want(p_.prompt.begin(), p_.prompt.begin() + long(prefix_len_));
+        const size_t dna_total = p_.prompt.size() - prefix_len_ + d.tokens.size();
+        auto dna_at = [&](size_t i) {
+            const size_t in_prompt = p_.prompt.size() - prefix_len_;
+            return i < in_prompt ? p_.prompt[prefix_len_ + i] : tok_.kmer_id(d.tokens[i - in_prompt]);
+        };
+        const size_t window = spec_->draft_context;
+        if (window && prefix_len_ + (dna_total - d.draft_dropped) + k_ + 1 > window) {
+            if (prefix_len_ + k_ + 2 >= window) throw Error("the draft's context is too short for its prompt prefix");
+            d.draft_dropped = dna_total - std::min(dna_total, (window - prefix_len_) / 2);  // keep the most recent half
+        }
+        for (size_t i = d.draft_dropped; i < dna_total; ++i) want.push_back(dna_at(i));
+        size_t lcp = 0;
+        while (lcp < d.draft_kv.size() && lcp < want.size() && d.draft_kv[lcp] == want[lcp]) ++lcp;
+        lcp = std::min(lcp, want.size() - 1);  // the last token is always fed: its row is the prediction
+        dr.truncate_sequence(d.draft_seq, lcp);
+        d.draft_kv.assign(want.begin(), want.end());
+        feed[q].assign(want.begin() + long(lcp), want.end());
+    }
+    for (size_t q = 0; q < active.size(); ++q) items.push_back({ds[active[q]].draft_seq, feed[q], false});
+    dr.forward(items, Head::Dna, out);
+    ++stats_.draft_passes;
+}
+
+void Generator::speculative_round(std::vector<DesignState>& ds, ForwardOutput& out) {
+    std::vector<size_t> active;
+    for (size_t i = 0; i < ds.size(); ++i)
+        if (!finished(ds[i])) active.push_back(i);
+    if (active.empty()) return;
+    Backend& dr = *spec_->draft;
+    ForwardOutput dout;
+    draft_catch_up(ds, active, dout);
+
+    // Draft: up to k tokens per design, chosen exactly as the target would choose (same masks,
+    // constraints, search order and draws), on the draft's distributions.
+    std::vector<std::vector<int32_t>> drafts(ds.size());
+    std::vector<DesignState> views(ds.size());
+    std::vector<bool> drafting(ds.size(), false);
+    for (size_t a : active) {
+        views[a].tokens = ds[a].tokens;
+        views[a].seq_bases = ds[a].seq_bases;
+        drafting[a] = true;
+    }
+    std::vector<size_t> rows(ds.size());
+    for (size_t q = 0; q < active.size(); ++q) rows[active[q]] = q;
+    for (size_t i = 0; i < k_; ++i) {
+        std::vector<ForwardItem> items;
+        std::vector<size_t> fed;
+        for (size_t a : active) {
+            if (!drafting[a]) continue;
+            const size_t step = ds[a].tokens.size() + i;
+            if (step >= p_.n_tokens) {
+                drafting[a] = false;
+                continue;
+            }
+            Step st = make_step(step, dout.row(rows[a]), dout.width);
+            const bool ok = r_.mode == GenerationMode::Fns ? choose_fns(views[a], st, step, a) : choose_direct(views[a], st, step, a);
+            if (!ok) {
+                drafting[a] = false;
+                continue;
+            }
+            drafts[a].push_back(tok_.kmer_id(views[a].tokens.back()));
+            if (i + 1 < k_ && step + 1 < p_.n_tokens) {
+                items.push_back({ds[a].draft_seq, std::span<const int32_t>(&drafts[a].back(), 1), false});
+                fed.push_back(a);
+            } else {
+                drafting[a] = false;
+            }
+        }
+        if (items.empty()) break;
+        dr.forward(items, Head::Dna, dout);
+        ++stats_.draft_passes;
+        for (size_t q = 0; q < fed.size(); ++q) {
+            ds[fed[q]].draft_kv.push_back(drafts[fed[q]].back());
+            rows[fed[q]] = q;
+        }
+        for (size_t a : active)
+            if (drafting[a] && std::find(fed.begin(), fed.end(), a) == fed.end()) drafting[a] = false;
+    }
+
+    // Verify: one target pass over [pending, drafts...] per design; keep the agreeing prefix and
+    // the target's own next token.
+    std::vector<std::vector<int32_t>> verify(ds.size());
+    std::vector<ForwardItem> items;
+    for (size_t a : active) {
+        verify[a].push_back(ds[a].pending);
+        verify[a].insert(verify[a].end(), drafts[a].begin(), drafts[a].end());
+        items.push_back({ds[a].seq, verify[a], true});
+    }
+    be_.forward(items, Head::Dna, out);
+    ++stats_.target_passes;
+    size_t full_accept = 0, drafted = 0, accepted = 0;
+    for (size_t q = 0; q < active.size(); ++q) {
+        DesignState& d = ds[active[q]];
+        size_t acc = 0;
+        for (size_t r = 0; r <= drafts[active[q]].size() && !finished(d); ++r) {
+            push_step(d, out.row(q, r), out.width);
+            const size_t backs = d.backtracks;
+            choose(d, active[q]);
+            ++stats_.tokens;
+            if (d.backtracks != backs) break;
+            if (r < drafts[active[q]].size() && tok_.kmer_id(d.tokens.back()) == drafts[active[q]][r]) {
+                ++acc;
+                continue;
+            }
+            break;
+        }
+        be_.truncate_sequence(d.seq, p_.prompt.size() + d.tokens.size() - 1);
+        drafted += drafts[active[q]].size();
+        accepted += acc;
+        if (acc == drafts[active[q]].size()) ++full_accept;
+    }
+    stats_.drafted += drafted;
+    stats_.accepted += accepted;
+    if (spec_->adaptive) {
+        if (full_accept == active.size() && drafted) k_ = std::min(k_ + 1, std::max<size_t>(1, spec_->max_draft_tokens));
+        else if (drafted && double(accepted) < 0.5 * double(drafted)) k_ = std::max<size_t>(1, k_ - 1);
+    }
+}
+
 GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::string> notices) {
     GenerationResult result;
     result.notices = std::move(notices);
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<DesignState> ds(r_.count);
     const SeqId root = be_.create_sequence();
-    std::vector<SeqId> owned{root};
+    std::vector<SeqId> owned{root}, draft_owned;
     auto release = [&] {
         for (SeqId s : owned) be_.free_sequence(s);
+        for (SeqId s : draft_owned) spec_->draft->free_sequence(s);
     };
     try {
         ForwardOutput out;
@@ -376,26 +545,74 @@ GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::
             if (i) owned.push_back(ds[i].seq);
             ds[i].seq_bases = p_.head;
             push_step(ds[i], out.row(0), out.width);
+            choose(ds[i], i);  // step 0; from here on the last chosen token is pending
+        }
+        if (spec_) {
+            // The draft shares the prompt's prefix: one prefill, forked per design.
+            const SeqId droot = spec_->draft->create_sequence();
+            draft_owned.push_back(droot);
+            const bool fits = !spec_->draft_context || p_.prompt.size() + k_ + 2 <= spec_->draft_context;
+            if (fits) {
+                ForwardOutput dout;
+                ForwardItem dfirst{droot, p_.prompt, false};
+                spec_->draft->forward(std::span(&dfirst, 1), Head::None, dout);
+            }
+            for (size_t i = 0; i < ds.size(); ++i) {
+                ds[i].draft_seq = i == 0 ? droot : spec_->draft->fork_sequence(droot);
+                if (i) draft_owned.push_back(ds[i].draft_seq);
+                if (fits) ds[i].draft_kv = p_.prompt;
+            }
+            spec_on_ = true;
+            stats_.used = true;
         }
         const size_t total = p_.design_len * ds.size();
-        for (size_t step = 0; step < p_.n_tokens; ++step) {
-            for (size_t i = 0; i < ds.size(); ++i) choose(ds[i], i);
+        size_t measured = 0, spec_rounds = 0;
+        for (;;) {
+            bool any = false;
+            for (const DesignState& d : ds) any = any || !finished(d);
+            if (!any) break;
+            size_t active = 0;
+            for (const DesignState& d : ds) active += finished(d) ? 0 : 1;
+            const auto tr = std::chrono::steady_clock::now();
+            // Two plain steps first measure what the target alone does, the yardstick for
+            // switching speculation off.
+            if (spec_on_ && measured >= 2) {
+                speculative_round(ds, out);
+                stats_.seconds_speculative += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
+                ++spec_rounds;
+                if (spec_->auto_disable && spec_rounds % 4 == 0 && stats_.speedup() > 0 && stats_.speedup() < 0.95) {
+                    spec_on_ = false;
+                    stats_.disabled = true;
+                    char why[200];
+                    std::snprintf(why, sizeof why,
+                                  "measured %.2fx the target alone (acceptance %.0f%%, %.2f tokens per target pass)",
+                                  stats_.speedup(), 100 * stats_.acceptance_rate(), stats_.tokens_per_target_pass());
+                    stats_.disabled_reason = why;
+                }
+            } else {
+                plain_round(ds, out);
+                if (spec_) {
+                    stats_.seconds_plain += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
+                    stats_.plain_steps += active;
+                    ++measured;
+                }
+            }
             GenerationProgress pr;
             pr.bases_total = total;
-            pr.bases_done = std::min(p_.design_len, (step + 1) * 6 > p_.tail_len ? (step + 1) * 6 - p_.tail_len : 0) * ds.size();
+            for (const DesignState& d : ds) {
+                const size_t gen = d.tokens.size() * 6;
+                pr.bases_done += std::min(p_.design_len, gen > p_.tail_len ? gen - p_.tail_len : 0);
+            }
             pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             pr.bases_per_second = pr.seconds > 0 ? double(pr.bases_done) / pr.seconds : 0;
             if (cb.progress && !cb.progress(pr)) {
                 result.cancelled = true;
+                result.speculative = stats_;
                 release();
                 return result;
             }
-            if (step + 1 == p_.n_tokens) break;
-            std::vector<ForwardItem> items(ds.size());
-            for (size_t i = 0; i < ds.size(); ++i) items[i] = {ds[i].seq, std::span<const int32_t>(&ds[i].pending, 1), false};
-            be_.forward(items, Head::Dna, out);
-            for (size_t i = 0; i < ds.size(); ++i) push_step(ds[i], out.row(i), out.width);
         }
+        result.speculative = stats_;
         // Scores: the generated bases from the unmasked marginals of their steps (the numbers a
         // closed scoring pass gives, since prediction is causal). With a right flank, one more
         // ragged pass re-reads everything after the last whole generated 6-mer as the closed
@@ -464,10 +681,21 @@ GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::
 }  // namespace
 
 GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, const DesignRequest& request,
-                                  const GenerationCallbacks& callbacks) {
+                                  const GenerationCallbacks& callbacks, const SpeculativeConfig* speculative) {
     std::vector<std::string> notices;
     const Plan plan = make_plan(tokenizer, request, notices);
-    Generator g(backend, tokenizer, request, plan);
+    if (speculative && speculative->draft) {
+        const Tokenizer* dt = speculative->draft_tokenizer ? speculative->draft_tokenizer : &tokenizer;
+        if (dt->kmer_ids() != tokenizer.kmer_ids() || dt->dna_open_id() != tokenizer.dna_open_id() ||
+            dt->dna_close_id() != tokenizer.dna_close_id() || dt->oov_id() != tokenizer.oov_id())
+            throw Error("the draft model's tokenizer does not use the target's DNA token ids (<dna> " +
+                        std::to_string(dt->dna_open_id()) + " vs " + std::to_string(tokenizer.dna_open_id()) +
+                        ", first 6-mer " + std::to_string(dt->kmer_id(0)) + " vs " + std::to_string(tokenizer.kmer_id(0)) +
+                        "): it cannot draft for this target");
+        if (dt->encode_prompt(request.tags, plan.head, false).ids != plan.prompt)
+            throw Error("the draft model's tokenizer encodes the prompt (metadata tags) differently from the target's");
+    }
+    Generator g(backend, tokenizer, request, plan, speculative && speculative->draft ? speculative : nullptr);
     return g.run(callbacks, std::move(notices));
 }
 

@@ -61,17 +61,57 @@ struct GenerationCallbacks {
     std::function<void(const Design&)> on_design;
 };
 
+// Speculative decoding with a draft model (Carbon-500M for the 3B / 8B). Verification is by
+// equality with the choice the target itself makes at each step (the same masks, constraints,
+// search order and Philox draws), on logits that the backends compute bit-identically whether a
+// token is decoded alone or verified in a batch. So the designs are identical, base for base, to
+// the target alone for the same seed, greedy or sampled (a stronger guarantee than equality in
+// distribution). See docs/fns.md.
+struct SpeculativeConfig {
+    Backend* draft = nullptr;             // the draft model's backend
+    const Tokenizer* draft_tokenizer = nullptr;
+    size_t draft_tokens = 4;              // initial k (tokens proposed per target pass)
+    size_t max_draft_tokens = 8;
+    bool adaptive = true;                 // grow k after full acceptance, shrink after a miss
+    bool auto_disable = true;             // switch speculation off when it measurably does not pay
+    size_t draft_context = 0;             // the draft's window in tokens (0: unlimited)
+};
+
+struct SpeculativeStats {
+    bool used = false;
+    bool disabled = false;           // switched off during the run (it did not pay)
+    std::string disabled_reason;
+    size_t target_passes = 0;        // verification passes
+    size_t draft_passes = 0;
+    size_t drafted = 0;              // tokens proposed
+    size_t accepted = 0;             // proposed tokens the target kept
+    size_t tokens = 0;               // tokens produced by speculative rounds
+    double seconds_speculative = 0, seconds_plain = 0;
+    size_t plain_steps = 0;          // plain (non-speculative) decode steps, incl. the measurement
+    double acceptance_rate() const { return drafted ? double(accepted) / double(drafted) : 0.0; }
+    double tokens_per_target_pass() const { return target_passes ? double(tokens) / double(target_passes) : 0.0; }
+    // Measured speed-up over the target alone: speculative tokens/s over plain decode steps/s.
+    double speedup() const {
+        if (!plain_steps || !tokens || seconds_speculative <= 0 || seconds_plain <= 0) return 0.0;
+        return (double(tokens) / seconds_speculative) / (double(plain_steps) / seconds_plain);
+    }
+};
+
 struct GenerationResult {
     std::vector<Design> designs;  // ranked, best first
     bool cancelled = false;
     std::vector<std::string> notices;  // context characters upper-cased / not ACGT, etc.
+    SpeculativeStats speculative;
 };
 
 // Validates the request up front (template letters, lengths, motifs, constraints that the fixed
 // template bases already violate, a GC window the template cannot meet): Error naming the
 // position. Then generates. Error when constraints leave no way to continue within the
 // backtracking budget, naming the design position.
+// With `speculative` (and its draft set), the draft proposes tokens the target verifies; Error
+// when draft and target do not share the DNA token ids or the prompt's token ids.
 GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, const DesignRequest& request,
-                                  const GenerationCallbacks& callbacks = {});
+                                  const GenerationCallbacks& callbacks = {},
+                                  const SpeculativeConfig* speculative = nullptr);
 
 }  // namespace carbon
