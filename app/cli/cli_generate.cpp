@@ -39,8 +39,8 @@ std::string read_single_record(const std::string& path, const std::string& what)
 int cmd_generate(const std::vector<std::string>& argv) {
     Args a(argv,
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
-            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project"},
-           {"free-tags", "quiet"});
+            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "draft", "draft-tokens"},
+           {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
     if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
     req.left_context = a.get("context-fasta") ? read_single_record(*a.get("context-fasta"), "context-fasta") : a.get_or("context", "");
@@ -76,6 +76,23 @@ int cmd_generate(const std::vector<std::string>& argv) {
     const std::string out_path = a.required("out");
 
     auto m = load_model_from_args(a);
+    // --draft: a smaller model of the same family proposes tokens the target verifies.
+    std::unique_ptr<Model> draft;
+    SpeculativeConfig spec;
+    if (auto draft_dir = a.get("draft")) {
+        ModelOptions mo;
+        mo.backend = parse_backend_kind(a.get_or("backend", "auto"));
+        mo.threads = int(a.integer("threads", 0, 0, 1024));
+        draft = Model::load(*draft_dir, mo);
+        spec.draft = &draft->backend();
+        spec.draft_tokenizer = &draft->tokenizer();
+        spec.draft_tokens = size_t(a.integer("draft-tokens", 4, 1, 64));
+        spec.max_draft_tokens = std::max<size_t>(8, spec.draft_tokens);
+        spec.draft_context = size_t(draft->config().max_position_embeddings);
+        spec.auto_disable = !a.flag("no-auto-disable");
+    } else if (a.get("draft-tokens")) {
+        throw Error("--draft-tokens needs --draft DIR");
+    }
     const bool quiet = a.flag("quiet");
     ProgressPrinter progress(quiet);
     std::ofstream out(out_path + ".partial", std::ios::trunc);
@@ -86,10 +103,18 @@ int cmd_generate(const std::vector<std::string>& argv) {
         return true;
     };
     const auto t0 = std::chrono::steady_clock::now();
-    GenerationResult r = generate_designs(m->backend(), m->tokenizer(), req, cb);
+    GenerationResult r = generate_designs(m->backend(), m->tokenizer(), req, cb, draft ? &spec : nullptr);
     progress.finish();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const std::string& n : r.notices) std::fprintf(stderr, "note: %s\n", n.c_str());
+    const SpeculativeStats& ss = r.speculative;
+    if (ss.used) {
+        std::fprintf(stderr,
+                     "speculative: %zu drafted, %zu accepted (%.1f%%), %.2f tokens per target pass, %zu target passes, "
+                     "%zu draft passes, measured speed-up %.2fx%s%s\n",
+                     ss.drafted, ss.accepted, 100 * ss.acceptance_rate(), ss.tokens_per_target_pass(), ss.target_passes,
+                     ss.draft_passes, ss.speedup(), ss.disabled ? "; switched off: " : "", ss.disabled_reason.c_str());
+    }
     for (const Design& d : r.designs) {
         out << ">design_" << d.index + 1 << " rank=" << d.rank << " design_logp=" << d.design_logp
             << " ranking_logp=" << d.ranking_logp << " length=" << d.bases.size() << " mode=" << generation_mode_name(req.mode)
@@ -119,7 +144,17 @@ int cmd_generate(const std::vector<std::string>& argv) {
                          {"seed", std::to_string(req.sampling.seed)},
                          {"max_homopolymer", std::to_string(req.constraints.max_homopolymer)}, {"forbid", a.get_or("forbid", "")},
                          {"gc_min", std::to_string(req.constraints.gc_min)}, {"gc_max", std::to_string(req.constraints.gc_max)},
-                         {"max_backtracks", std::to_string(req.max_backtracks)}, {"threads", a.get_or("threads", "")}};
+                         {"max_backtracks", std::to_string(req.max_backtracks)}, {"threads", a.get_or("threads", "")},
+                         {"draft", a.get_or("draft", "")}};
+        if (ss.used) {
+            s.push_back({"draft_tokens", std::to_string(spec.draft_tokens)});
+            s.push_back({"spec_drafted", std::to_string(ss.drafted)});
+            s.push_back({"spec_accepted", std::to_string(ss.accepted)});
+            s.push_back({"spec_acceptance_rate", std::to_string(ss.acceptance_rate())});
+            s.push_back({"spec_tokens_per_target_pass", std::to_string(ss.tokens_per_target_pass())});
+            s.push_back({"spec_speedup", std::to_string(ss.speedup())});
+            s.push_back({"spec_disabled", ss.disabled ? ss.disabled_reason : "no"});
+        }
         // Per-base tracks of every design, read in its place: [tags]<dna>context+design+flank</dna>.
         ScoreOptions so;
         so.tags = req.tags;

@@ -496,6 +496,7 @@ void Generator::speculative_round(std::vector<DesignState>& ds, ForwardOutput& o
     }
     be_.forward(items, Head::Dna, out);
     ++stats_.target_passes;
+    stats_.target_rows += active.size();
     size_t full_accept = 0, drafted = 0, accepted = 0;
     for (size_t q = 0; q < active.size(); ++q) {
         DesignState& d = ds[active[q]];

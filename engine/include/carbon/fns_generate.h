@@ -81,7 +81,8 @@ struct SpeculativeStats {
     bool used = false;
     bool disabled = false;           // switched off during the run (it did not pay)
     std::string disabled_reason;
-    size_t target_passes = 0;        // verification passes
+    size_t target_passes = 0;        // verification passes (each over all unfinished designs)
+    size_t target_rows = 0;          // designs verified, summed over passes
     size_t draft_passes = 0;
     size_t drafted = 0;              // tokens proposed
     size_t accepted = 0;             // proposed tokens the target kept
@@ -89,7 +90,8 @@ struct SpeculativeStats {
     double seconds_speculative = 0, seconds_plain = 0;
     size_t plain_steps = 0;          // plain (non-speculative) decode steps, incl. the measurement
     double acceptance_rate() const { return drafted ? double(accepted) / double(drafted) : 0.0; }
-    double tokens_per_target_pass() const { return target_passes ? double(tokens) / double(target_passes) : 0.0; }
+    // Tokens each design gains per verification pass (1 = no gain over plain decoding).
+    double tokens_per_target_pass() const { return target_rows ? double(tokens) / double(target_rows) : 0.0; }
     // Measured speed-up over the target alone: speculative tokens/s over plain decode steps/s.
     double speedup() const {
         if (!plain_steps || !tokens || seconds_speculative <= 0 || seconds_plain <= 0) return 0.0;
