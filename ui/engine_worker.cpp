@@ -8,6 +8,7 @@
 
 #include "carbon/common.h"
 #include "carbon/model.h"
+#include "carbon/scoring.h"
 
 namespace carbon::ui {
 
@@ -15,6 +16,9 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<carbon::DesignRequest>();
     qRegisterMetaType<carbon::Design>();
     qRegisterMetaType<carbon::ui::ModelSummary>();
+    qRegisterMetaType<carbon::ui::ScoreTrack>();
+    qRegisterMetaType<carbon::ui::VariantAnalysis>();
+    qRegisterMetaType<carbon::IsmResult>();
 }
 
 EngineWorker::EngineWorker(QObject* parent) : QObject(parent) { registerEngineMetaTypes(); }
@@ -28,7 +32,8 @@ void EngineWorker::cancel(quint64 upTo) {
 
 void EngineWorker::loadModel(const QString& dir) {
     try {
-        model_.reset();  // free the old weights before mapping new ones
+        scorer_.reset();  // it refers to the old backend
+        model_.reset();   // free the old weights before mapping new ones
         model_ = carbon::Model::load(dir.toStdString());
         const ModelConfig& c = model_->config();
         const Tokenizer& t = model_->tokenizer();
@@ -55,6 +60,7 @@ void EngineWorker::loadModel(const QString& dir) {
         s.notice = QString::fromStdString(model_->notice());
         emit modelLoaded(s);
     } catch (const std::exception& e) {
+        scorer_.reset();
         model_.reset();
         emit modelFailed(dir, QString::fromStdString(e.what()));
     }

@@ -9,13 +9,18 @@
 #include <QPair>
 #include <QString>
 #include <QStringList>
+#include <QByteArray>
+#include <QMutex>
+#include <QSet>
 #include <atomic>
 #include <memory>
 
+#include "analysis_types.h"
 #include "carbon/fns_generate.h"
 
 namespace carbon {
 class Model;
+class IncrementalScorer;
 }
 
 Q_DECLARE_METATYPE(carbon::DesignRequest)
@@ -40,10 +45,19 @@ public:
     // Thread-safe (called directly from the GUI thread while a run blocks the worker's event
     // loop): every request with an id <= upTo stops at its next progress callback.
     void cancel(quint64 upTo);
+    // Thread-safe, for analysis requests (their ids are a separate sequence from runs'): cancels
+    // one request; and marks `latest` as the newest rescore so older ones stop or are skipped.
+    void cancelAnalysis(quint64 id);
+    void supersedeRescores(quint64 latest);
 
 public slots:
     void loadModel(const QString& dir);
     void generate(quint64 requestId, const carbon::DesignRequest& request);
+    // Analysis (engine_worker_analysis.cpp). Rescoring keeps an IncrementalScorer, so an edit
+    // recomputes only from the first changed 6-mer.
+    void rescore(quint64 requestId, const QByteArray& bases);
+    void scoreVariant(quint64 requestId, const QByteArray& bases, qint64 position, char alt, qint64 windowBp);
+    void mutagenesis(quint64 requestId, const QByteArray& bases, qint64 start, qint64 end, bool exact, qint64 windowBp);
 
 signals:
     void modelLoaded(const carbon::ui::ModelSummary& summary);
@@ -52,10 +66,26 @@ signals:
     void designReady(quint64 requestId, const carbon::Design& design);
     void finished(quint64 requestId, bool cancelled, const QStringList& notices);
     void failed(quint64 requestId, const QString& error);
+    // Analysis results; a cancelled or superseded request ends with analysisCancelled instead.
+    void analysisProgress(quint64 requestId, qint64 done, qint64 total);
+    void rescored(quint64 requestId, const carbon::ui::ScoreTrack& track, qint64 recomputedTokens);
+    void variantScored(quint64 requestId, const carbon::ui::VariantAnalysis& result);
+    void mutagenesisDone(quint64 requestId, const carbon::IsmResult& result);
+    void analysisCancelled(quint64 requestId);
+    void analysisFailed(quint64 requestId, const QString& error);
 
 private:
+    carbon::ScoreOptions scoreOptions() const;
+    // The progress callback for analysis request `id`: throttled signals, false once cancelled.
+    carbon::ScoreProgress analysisCallback(quint64 id, bool isRescore);
+    bool isAnalysisCancelled(quint64 id, bool isRescore);
+
     std::unique_ptr<carbon::Model> model_;
+    std::unique_ptr<carbon::IncrementalScorer> scorer_;  // created on the first rescore
     std::atomic<quint64> cancelledUpTo_{0};
+    std::atomic<quint64> latestRescore_{0};
+    QMutex cancelMutex_;
+    QSet<quint64> cancelledAnalyses_;
 };
 
 // Registers the engine types used in queued signals (call once before connecting).

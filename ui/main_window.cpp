@@ -90,6 +90,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(designsView_, &DesignsView::openDesign, this, &MainWindow::openDesign);
     connect(editor_, &SequenceEditor::selectionChanged, this, &MainWindow::updateStatus);
 
+    setupAnalysis();
     createActions();
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -154,6 +155,7 @@ void MainWindow::createActions() {
     tokens->setCheckable(true);
     tokens->setShortcut(QKeySequence(tr("Ctrl+T")));
     connect(tokens, &QAction::toggled, editor_, &SequenceEditor::setShowTokenBoundaries);
+    addAnalysisActions(view);
     view->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
 

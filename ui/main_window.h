@@ -10,11 +10,15 @@
 #include "engine_worker.h"
 
 class QLabel;
+class QMenu;
 class QUndoStack;
 
 namespace carbon::ui {
 
+class BaseInspector;
 class DesignTableModel;
+class LikelihoodController;
+class MutagenesisHeatMap;
 class DesignsView;
 class GenerationPanel;
 class ModelPanel;
@@ -36,6 +40,9 @@ public:
     DesignsView* designsView() const { return designsView_; }
     bool isGenerating() const { return running_; }
     bool isModelReady() const { return modelReady_; }
+    LikelihoodController* likelihood() const { return likelihood_; }
+    BaseInspector* inspector() const { return inspector_; }
+    MutagenesisHeatMap* heatMap() const { return heatMap_; }
 
 public slots:
     void loadModel(const QString& dir);
@@ -43,6 +50,9 @@ public slots:
     void runGeneration();
     void cancelGeneration();
     void openDesign(int row);
+    // Analysis (main_window_analysis.cpp).
+    void inspectBase(qint64 position);
+    void scanMutagenesis(bool exact);  // the selection, or the inspected base's neighbourhood
 
 signals:
     // To the worker (queued: it lives on engineThread_).
@@ -54,6 +64,8 @@ protected:
 
 private:
     void createActions();
+    void setupAnalysis();            // likelihood band, inspector and heat map docks
+    void addAnalysisActions(QMenu* view);
     void updateStatus();
     void onProgress(quint64 id, qint64 done, qint64 total, double bps);
     void onDesign(quint64 id, const carbon::Design& design);
@@ -79,6 +91,13 @@ private:
     bool running_ = false;
     qsizetype regionStart_ = 0, regionLength_ = 0;
     int designsThisRun_ = 0;
+
+    LikelihoodController* likelihood_ = nullptr;
+    BaseInspector* inspector_ = nullptr;
+    MutagenesisHeatMap* heatMap_ = nullptr;
+    class QProgressBar* analysisProgress_ = nullptr;
+    quint64 variantRequest_ = 0, ismRequest_ = 0;  // the ones whose results are shown
+    qint64 ismStart_ = 0, ismEnd_ = 0;
 };
 
 }  // namespace carbon::ui

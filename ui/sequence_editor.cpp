@@ -2,6 +2,8 @@
 #include "sequence_editor.h"
 
 #include <QApplication>
+#include <cmath>
+#include <limits>
 #include <QClipboard>
 #include <QFontDatabase>
 #include <QKeyEvent>
@@ -139,6 +141,14 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
             p.setPen(baseColor(b));
             p.drawText(QRect(xOfColumn(c), baseTop, charWidth_, baseHeight_), Qt::AlignCenter, QString(QLatin1Char(b)));
         }
+        // Likelihood band: in the gap under the letters, so it costs no layout space.
+        if (!logp_.isEmpty()) {
+            for (int c = 0; c < columns; ++c) {
+                const qsizetype i = lineStart + c;
+                if (i >= logp_.size() || std::isnan(logp_[i])) continue;
+                p.fillRect(xOfColumn(c), baseTop + baseHeight_, charWidth_, 3, likelihoodColor(logp_[i]));
+            }
+        }
         // Cursor.
         if (hasFocus() && cursor_ >= lineStart && cursor_ <= lineStart + columns &&
             (cursor_ < lineStart + basesPerLine_ || cursor_ == n)) {
@@ -258,6 +268,11 @@ void SequenceEditor::onDocumentChanged(qsizetype pos, qsizetype removed, qsizety
     auto shift = [&](qsizetype x) { return x <= pos ? x : (x >= pos + removed ? x - removed + added : pos + added); };
     anchor_ = std::clamp<qsizetype>(shift(anchor_), 0, n);
     cursor_ = std::clamp<qsizetype>(shift(cursor_), 0, n);
+    if (!logp_.isEmpty() && pos <= logp_.size()) {
+        // Changed bases have no value until the rescore; the rest keep theirs.
+        logp_.remove(pos, std::min(removed, logp_.size() - pos));
+        logp_.insert(pos, added, std::numeric_limits<float>::quiet_NaN());
+    }
     relayout();
     emit selectionChanged(selectionStart(), selectionEnd());
 }
@@ -304,6 +319,37 @@ void SequenceEditor::keyPressEvent(QKeyEvent* e) {
 void SequenceEditor::mousePressEvent(QMouseEvent* e) {
     if (e->button() != Qt::LeftButton) return QAbstractScrollArea::mousePressEvent(e);
     moveCursor(positionAt(e->position().toPoint()), e->modifiers() & Qt::ShiftModifier);
+    if (!(e->modifiers() & Qt::ShiftModifier)) {
+        const qsizetype b = baseAt(e->position().toPoint());
+        if (b >= 0) emit baseClicked(b);
+    }
+}
+
+qsizetype SequenceEditor::baseAt(QPoint pt) const {
+    const qsizetype line = verticalScrollBar()->value() + std::max(0, pt.y()) / rowHeight_;
+    const int groupWidth = kGroup * charWidth_ + groupGap_;
+    const int x = pt.x() - gutterWidth_;
+    if (x < 0) return -1;
+    const int g = x / groupWidth, within = (x - g * groupWidth) / charWidth_;
+    if (within >= kGroup || g * kGroup + within >= basesPerLine_) return -1;  // in a gap or past the line
+    const qsizetype i = line * basesPerLine_ + g * kGroup + within;
+    return i < doc_->size() ? i : -1;
+}
+
+QColor SequenceEditor::likelihoodColor(float logp) {
+    // Diverging around chance (log 1/4): t in [-1, 1] spans p from 1/16 to 1.
+    const float chance = -1.3862944f;
+    const float t = std::clamp((logp - chance) / 1.3862944f, -1.f, 1.f);
+    const QColor mid(0xe8, 0xe8, 0xe8), lo(0xd7, 0x30, 0x27), hi(0x2c, 0x7b, 0xb6);
+    const QColor& end = t < 0 ? lo : hi;
+    const float a = std::abs(t);
+    return QColor::fromRgbF(mid.redF() + a * (end.redF() - mid.redF()), mid.greenF() + a * (end.greenF() - mid.greenF()),
+                            mid.blueF() + a * (end.blueF() - mid.blueF()));
+}
+
+void SequenceEditor::setLikelihood(const QVector<float>& logp) {
+    logp_ = logp;
+    viewport()->update();
 }
 
 void SequenceEditor::mouseMoveEvent(QMouseEvent* e) {

@@ -6,6 +6,7 @@
 
 #include <QAbstractScrollArea>
 #include <QByteArray>
+#include <QVector>
 
 class QUndoStack;
 
@@ -26,6 +27,9 @@ public:
     qsizetype cursorPosition() const { return cursor_; }
     int basesPerLine() const { return basesPerLine_; }
     bool showTokenBoundaries() const { return showTokens_; }
+    const QVector<float>& likelihood() const { return logp_; }
+    // Colour of the likelihood band for log p(base): red below chance (p < 1/4), blue above.
+    static QColor likelihoodColor(float logp);
 
     QSize sizeHint() const override;
 
@@ -43,9 +47,13 @@ public slots:
     bool findNext(const QString& pattern);
     void setShowTokenBoundaries(bool on);
     void scrollToPosition(qsizetype pos);
+    // Per-base log p painted as a thin band under the letters (NaN: no value; empty: no band).
+    // Edits shift it so the old values stay under their bases until the rescore arrives.
+    void setLikelihood(const QVector<float>& logp);
 
 signals:
     void selectionChanged(qsizetype start, qsizetype end);
+    void baseClicked(qsizetype position);  // a plain click on a base (for the inspector)
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -64,11 +72,13 @@ private:
     qsizetype lineCount() const;
     int xOfColumn(int column) const;  // left edge of the base at `column` in a line
     qsizetype positionAt(QPoint p) const;
+    qsizetype baseAt(QPoint p) const;  // the base under p, -1 outside the letters
 
     SequenceDocument* doc_;
     QUndoStack* undo_;
     qsizetype anchor_ = 0, cursor_ = 0;
     bool showTokens_ = false;
+    QVector<float> logp_;
     // Layout in pixels, recomputed on resize and font change.
     int charWidth_ = 8, baseHeight_ = 16, rulerHeight_ = 12, rowHeight_ = 32;
     int gutterWidth_ = 60, groupGap_ = 6;

@@ -1,0 +1,182 @@
+// Background analysis with a tiny random model: rescoring after edits delivers only the latest
+// request and equals a fresh score_sequence; the inspector shows the engine's marginals; the
+// heat map's fast matrix equals saturation_mutagenesis (fast); and a window screenshot with the
+// likelihood band, inspector and heat map ($CARBON_SCREENSHOT2 or /tmp/carbon-studio-2.png).
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+#include <cmath>
+
+#include "base_inspector.h"
+#include "carbon/model.h"
+#include "carbon/test_model.h"
+#include "carbon/variants.h"
+#include "engine_worker.h"
+#include "likelihood_controller.h"
+#include "main_window.h"
+#include "mutagenesis_heat_map.h"
+#include "sequence_document.h"
+#include "sequence_editor.h"
+#include "track_chart_view.h"
+
+using namespace carbon::ui;
+
+class TestAnalysis : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir tmp_;
+    QString modelDir_;
+    std::unique_ptr<carbon::Model> model_;  // the reference the GUI's numbers are checked against
+    QThread thread_;
+    EngineWorker* worker_ = nullptr;
+    SequenceDocument doc_;
+    LikelihoodController* controller_ = nullptr;
+
+    carbon::ScoreOptions options() const {
+        carbon::ScoreOptions o;
+        o.token_score = false;
+        o.context_tokens = size_t(model_->config().max_position_embeddings);
+        return o;
+    }
+    static QByteArray randomBases(int n, quint32 seed) {
+        QRandomGenerator rng(seed);
+        QByteArray s(n, 'A');
+        for (auto& c : s) c = "ACGT"[rng.bounded(4)];
+        return s;
+    }
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(tmp_.isValid());
+        modelDir_ = tmp_.filePath(QStringLiteral("tiny"));
+        carbon::make_test_model(modelDir_.toStdString(), {});
+        model_ = carbon::Model::load(modelDir_.toStdString());
+        registerEngineMetaTypes();
+        worker_ = new EngineWorker;
+        worker_->moveToThread(&thread_);
+        thread_.start();
+        QSignalSpy loaded(worker_, &EngineWorker::modelLoaded);
+        QMetaObject::invokeMethod(worker_, [w = worker_, d = modelDir_] { w->loadModel(d); }, Qt::QueuedConnection);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() > 0, 60000);
+        controller_ = new LikelihoodController(&doc_, worker_, this);
+    }
+    void cleanupTestCase() {
+        thread_.requestInterruption();
+        thread_.quit();
+        thread_.wait();
+        delete worker_;
+    }
+
+    void rescoringDeliversLatestOnly() {
+        doc_.setBases(randomBases(900, 1));
+        QSignalSpy ready(controller_, &LikelihoodController::trackReady);
+        controller_->setModelReady(true);  // request 1
+        // Three edits, each sent at once: the earlier requests are superseded in flight.
+        doc_.replace(850, 1, "G");
+        controller_->requestNow();
+        doc_.insert(880, "TTAGC");
+        controller_->requestNow();
+        doc_.remove(10, 3);
+        controller_->requestNow();
+        const quint64 latest = controller_->latestRequest();
+        QTRY_VERIFY_WITH_TIMEOUT(controller_->latestDelivered() == latest, 60000);
+        QTest::qWait(200);  // anything stale still in the queue would arrive now
+        for (const auto& args : ready) QCOMPARE(args.at(0).toULongLong(), latest);
+        QVERIFY(controller_->isCurrent());
+
+        const std::string seq = doc_.bases().toStdString();
+        const carbon::SequenceScore fresh = carbon::score_sequence(model_->backend(), model_->tokenizer(), seq, options());
+        const carbon::SequenceScore& got = *controller_->score();
+        QCOMPARE(got.track.size(), fresh.track.size());
+        for (size_t i = 0; i < fresh.track.size(); ++i)
+            QVERIFY2(std::abs(got.track[i].logp - fresh.track[i].logp) <= 1e-4, qPrintable(QString::number(i)));
+        QVERIFY(std::abs(got.base_mean_logp - fresh.base_mean_logp) <= 1e-4);
+
+        // An edit near the end recomputes from its 6-mer only: the tail, not the whole sequence.
+        QSignalSpy msg(controller_, &LikelihoodController::message);
+        doc_.replace(doc_.size() - 4, 1, doc_.mid(doc_.size() - 4, 1) == "A" ? "C" : "A");
+        controller_->requestNow();
+        QTRY_VERIFY_WITH_TIMEOUT(controller_->latestDelivered() == controller_->latestRequest(), 60000);
+        const carbon::SequenceScore again =
+            carbon::score_sequence(model_->backend(), model_->tokenizer(), doc_.bases().toStdString(), options());
+        for (size_t i = 0; i < again.track.size(); ++i)
+            QVERIFY(std::abs(controller_->score()->track[i].logp - again.track[i].logp) <= 1e-4);
+    }
+
+    void inspectorShowsEngineMarginals() {
+        QVERIFY(controller_->isCurrent());
+        BaseInspector inspector;
+        const qint64 pos = 123;
+        inspector.showBase(pos, doc_.bases(), controller_->score());
+        const carbon::SequenceScore fresh =
+            carbon::score_sequence(model_->backend(), model_->tokenizer(), doc_.bases().toStdString(), options());
+        const carbon::BaseScore& b = fresh.track[size_t(pos)];
+        const auto p = inspector.probabilities();
+        QVERIFY(std::abs(p[0] - b.p[0]) <= 1e-4);  // A
+        QVERIFY(std::abs(p[1] - b.p[2]) <= 1e-4);  // C (engine order A, T, C, G)
+        QVERIFY(std::abs(p[2] - b.p[3]) <= 1e-4);  // G
+        QVERIFY(std::abs(p[3] - b.p[1]) <= 1e-4);  // T
+        QVERIFY(std::abs(inspector.entropyBits() - b.entropy_bits) <= 1e-4);
+        // Site log-odds as score_variant computes them (window covers the whole sequence here).
+        const char ref = doc_.bases()[pos];
+        carbon::VariantOptions vo;
+        vo.scoring = options();
+        for (char alt : {'A', 'C', 'G', 'T'}) {
+            if (alt == ref) {
+                QVERIFY(std::isnan(inspector.siteLogOdds(alt)));
+                continue;
+            }
+            const carbon::VariantScore v = carbon::score_variant(model_->backend(), model_->tokenizer(),
+                                                                 doc_.bases().toStdString(), size_t(pos), 0, alt, vo);
+            QVERIFY2(std::abs(inspector.siteLogOdds(alt) - v.site_log_odds) <= 1e-3, qPrintable(QString(QLatin1Char(alt))));
+        }
+    }
+
+    void heatMapFastEqualsSaturationMutagenesis() {
+        QVERIFY(controller_->isCurrent());
+        const qint64 a = 200, b = 260;
+        const MutagenesisMatrix m = MutagenesisMatrix::fromMarginals(*controller_->score(), doc_.bases(), a, b);
+        carbon::IsmOptions io;
+        io.scoring = options();
+        const carbon::IsmResult r = carbon::saturation_mutagenesis(model_->backend(), model_->tokenizer(),
+                                                                   doc_.bases().toStdString(), size_t(a), size_t(b), io);
+        QCOMPARE(qsizetype(r.entries.size()), qsizetype(3 * (b - a)));
+        for (const carbon::IsmEntry& e : r.entries)
+            QVERIFY(std::abs(m.at(acgtIndex(e.alt), qint64(e.position) - a) - e.score) <= 1e-3);
+        // Reference cells carry no value.
+        QVERIFY(std::isnan(m.at(acgtIndex(doc_.bases()[a]), 0)));
+        // The exact matrix is laid out from the same entries.
+        const MutagenesisMatrix x = MutagenesisMatrix::fromIsm(r, doc_.bases(), a, b);
+        QCOMPARE(x.at(acgtIndex(r.entries[4].alt), qint64(r.entries[4].position) - a), r.entries[4].score);
+    }
+
+    void windowScreenshot() {
+        MainWindow w;
+        w.resize(1500, 950);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.document()->setBases(randomBases(1500, 9));
+        w.loadModel(modelDir_);
+        QTRY_VERIFY_WITH_TIMEOUT(w.likelihood()->isCurrent(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.editor()->likelihood().isEmpty(), 5000);
+        w.inspectBase(40);
+        QCOMPARE(w.inspector()->position(), 40);
+        w.inspector()->selectAlternative(w.document()->bases()[40] == 'A' ? 'C' : 'A');
+        emit w.inspector()->scoreVariantRequested(40, w.document()->bases()[40] == 'A' ? 'C' : 'A', 600);
+        QTRY_VERIFY_WITH_TIMEOUT(w.inspector()->chart()->seriesCount() == 3, 60000);
+        w.editor()->setSelection(20, 120);
+        w.scanMutagenesis(false);
+        QCOMPARE(w.heatMap()->matrix().length, 100);
+        QTest::qWait(200);
+        const QString shot = qEnvironmentVariableIsSet("CARBON_SCREENSHOT2") ? qEnvironmentVariable("CARBON_SCREENSHOT2")
+                                                                               : QStringLiteral("/tmp/carbon-studio-2.png");
+        QVERIFY(w.grab().save(shot));
+    }
+};
+
+QTEST_MAIN(TestAnalysis)
+#include "test_analysis.moc"

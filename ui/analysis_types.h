@@ -1,0 +1,45 @@
+// Value types that carry analysis results (rescoring, variant scoring, mutagenesis) from the
+// engine thread to the GUI in queued signals. Results are immutable once sent, so a shared_ptr
+// to const lets a 1 Mbp track cross threads without a copy.
+#pragma once
+
+#include <QMetaType>
+#include <memory>
+#include <vector>
+
+#include "carbon/scoring.h"
+#include "carbon/variants.h"
+
+namespace carbon::ui {
+
+using ScoreTrack = std::shared_ptr<const carbon::SequenceScore>;
+
+// score_variant's numbers plus the per-base logp of the reference and alternative windows (the
+// same window, so index i is base window.start + i in both).
+struct VariantAnalysis {
+    carbon::VariantScore score;
+    std::vector<float> refLogp, altLogp;
+};
+
+// Index of a base letter in A, C, G, T (display) order; -1 for anything else.
+inline int acgtIndex(char b) {
+    switch (b) {
+        case 'A': case 'a': return 0;
+        case 'C': case 'c': return 1;
+        case 'G': case 'g': return 2;
+        case 'T': case 't': return 3;
+        default: return -1;
+    }
+}
+inline constexpr char kAcgt[4] = {'A', 'C', 'G', 'T'};
+// BaseScore::p is in the engine's base-code order A, T, C, G (fns.h); this maps A,C,G,T to it.
+inline float marginalAcgt(const carbon::BaseScore& s, int acgt) {
+    static constexpr int kToEngine[4] = {0, 2, 3, 1};
+    return s.p[size_t(kToEngine[acgt])];
+}
+
+}  // namespace carbon::ui
+
+Q_DECLARE_METATYPE(carbon::ui::ScoreTrack)
+Q_DECLARE_METATYPE(carbon::ui::VariantAnalysis)
+Q_DECLARE_METATYPE(carbon::IsmResult)

@@ -1,0 +1,63 @@
+// BaseInspector: the model's view of one base, from the latest likelihood track: its 4-way
+// distribution (A C G T bars), entropy and each alternative's site log-odds; "Score variant"
+// asks the worker for score_variant and shows the ref / alt tracks and their delta.
+#pragma once
+
+#include <QWidget>
+#include <array>
+
+#include "analysis_types.h"
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace carbon::ui {
+
+class TrackChartView;
+
+class BaseInspector : public QWidget {
+    Q_OBJECT
+public:
+    explicit BaseInspector(QWidget* parent = nullptr);
+
+    // Shows base `position` of `bases` with the marginals of `score` (must match `bases`).
+    void showBase(qint64 position, const QByteArray& bases, const ScoreTrack& score);
+    void selectAlternative(char alt);
+    void showVariant(const VariantAnalysis& v);
+    void setBusy(bool busy);
+    void setProgress(qint64 done, qint64 total);
+    void setMessage(const QString& text);
+
+    // What is shown, for tests: -1 when nothing.
+    qint64 position() const { return position_; }
+    std::array<double, 4> probabilities() const { return p_; }  // A, C, G, T
+    double entropyBits() const { return entropy_; }
+    double siteLogOdds(char alt) const;  // log p(ref) - log p(alt); NaN for the reference base
+    TrackChartView* chart() const { return chart_; }
+
+signals:
+    void scoreVariantRequested(qint64 position, char alt, qint64 windowBp);
+    void cancelRequested();
+
+private:
+    qint64 position_ = -1;
+    char ref_ = 0;
+    std::array<double, 4> p_{};
+    double entropy_ = 0;
+    QLabel* header_;
+    std::array<QProgressBar*, 4> bars_{};
+    std::array<QLabel*, 4> odds_{};
+    QLabel* entropyLabel_;
+    QComboBox* alt_;
+    QSpinBox* window_;
+    QPushButton* score_;
+    QPushButton* cancel_;
+    QProgressBar* progress_;
+    QLabel* result_;
+    TrackChartView* chart_;
+};
+
+}  // namespace carbon::ui
