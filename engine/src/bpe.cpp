@@ -63,16 +63,6 @@ size_t leading_space_end(std::string_view s, size_t begin) {
     return begin;
 }
 
-// Built by appending: GCC 12 at -O3 warns (-Wrestrict, falsely) on "'" + std::string(s).
-std::string in_quotes(std::string_view s) {
-    std::string out;
-    out.reserve(s.size() + 2);
-    out += '\'';
-    out += s;
-    out += '\'';
-    return out;
-}
-
 }  // namespace
 
 char32_t byte_to_unicode(uint8_t b) {

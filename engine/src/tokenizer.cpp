@@ -38,16 +38,6 @@ json read_json(const fs::path& path) {
     }
 }
 
-// Built by appending: GCC 12 at -O3 warns (-Wrestrict, falsely) on "'" + std::string(s).
-std::string in_quotes(std::string_view s) {
-    std::string out;
-    out.reserve(s.size() + 2);
-    out += '\'';
-    out += s;
-    out += '\'';
-    return out;
-}
-
 // A JSON member that may be absent or null.
 const json* member(const json& obj, const char* key) {
     if (!obj.is_object()) return nullptr;

@@ -10,17 +10,11 @@
 
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
+#include "format_util.h"
 
 namespace carbon::storage {
 
 namespace {
-
-std::string num(double v, int digits = 9) {
-    if (std::isnan(v)) return "NA";
-    char b[40];
-    std::snprintf(b, sizeof b, "%.*g", digits, v);
-    return b;
-}
 
 double gc_fraction(const std::string& s) {
     size_t gc = 0, acgt = 0;

@@ -8,18 +8,12 @@
 
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
+#include "format_util.h"
 #include "gzip_reader.h"
 
 namespace carbon::storage {
 
 namespace {
-
-std::string num(double v, int digits = 9) {
-    if (std::isnan(v)) return "NA";
-    char b[40];
-    std::snprintf(b, sizeof b, "%.*g", digits, v);
-    return b;
-}
 
 std::vector<std::string> split_tabs(const std::string& line) {
     std::vector<std::string> out;

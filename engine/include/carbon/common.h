@@ -17,6 +17,16 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// 'text', for messages that name a token, key or file content.
+inline std::string in_quotes(std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '\'';
+    out += s;
+    out += '\'';
+    return out;
+}
+
 enum class DType : uint8_t { F32, F16, BF16 };
 
 inline const char* dtype_name(DType t) {
