@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian (12+) machine for Carbon Studio and builds it: installs the system
 # packages the project needs (compiler, CMake, Ninja, nlohmann-json, SQLite, zlib, Qt 6 base and
-# Charts, Xvfb for the UI tests), configures and builds into build/.
+# Charts, Xvfb for the UI tests, desktop-file-utils / appstream / shared-mime-info for the
+# packaging check), configures and builds into build/.
 #   bash packaging/setup.sh          set up and build
 #   bash packaging/setup.sh --run    set up, build, then run the main job (see below)
 #   bash packaging/setup.sh --deps-only   install the system packages only
@@ -24,7 +25,8 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 PACKAGES=(build-essential clang cmake ninja-build pkg-config python3 python3-venv
           nlohmann-json3-dev libsqlite3-dev sqlite3 zlib1g-dev
-          qt6-base-dev libqt6charts6-dev libgl-dev xvfb xauth)
+          qt6-base-dev libqt6charts6-dev libgl-dev xvfb xauth
+          desktop-file-utils appstream shared-mime-info)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
