@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QScrollArea>
+#include <QActionGroup>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -24,6 +25,8 @@
 #include "model_panel.h"
 #include "sequence_document.h"
 #include "sequence_editor.h"
+#include "run_log.h"
+#include "theme.h"
 
 namespace carbon::ui {
 
@@ -56,6 +59,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     addDock(modelPanel_, tr("Model"), QStringLiteral("modelDock"), Qt::LeftDockWidgetArea, true);
     addDock(generation_, tr("Generation"), QStringLiteral("generationDock"), Qt::RightDockWidgetArea, true);
     addDock(designsView_, tr("Designs"), QStringLiteral("designsDock"), Qt::BottomDockWidgetArea, false);
+    runLog_ = new RunLog(this);
+    addDock(runLog_, tr("Run Log"), QStringLiteral("runLogDock"), Qt::BottomDockWidgetArea, false);
 
     statusLabel_ = new QLabel(this);
     statusLabel_->setAccessibleName(tr("Sequence status"));
@@ -149,8 +154,26 @@ void MainWindow::createActions() {
     action(edit, tr("Find &Next"), {QKeySequence::FindNext}, [this] {
         if (!lastFind_.isEmpty() && !editor_->findNext(lastFind_)) statusBar()->showMessage(tr("'%1' not found").arg(lastFind_), 5000);
     });
+    edit->addSeparator();
+    action(edit, tr("Mark &Design Region"), {QKeySequence(tr("Ctrl+Shift+D"))}, [this] { editor_->addRegionFromSelection(Region::Kind::Design); });
+    action(edit, tr("&Pin Motif"), {QKeySequence(tr("Ctrl+Shift+P"))}, [this] { editor_->addRegionFromSelection(Region::Kind::PinnedMotif); });
+    action(edit, tr("Add A&nnotation"), {QKeySequence(tr("Ctrl+Shift+A"))}, [this] { editor_->addRegionFromSelection(Region::Kind::Annotation); });
+    action(edit, tr("Remove Region at Cursor"), {}, [this] {
+        if (!editor_->removeRegionAtCursor()) statusBar()->showMessage(tr("No region at the cursor"), 5000);
+    });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->setToolTipsVisible(true);
+    view->setToolTip(tr("Regions: blue = design region, magenta = pinned motif, yellow = annotation"));
+    QMenu* themeMenu = view->addMenu(tr("T&heme"));
+    auto* themes = new QActionGroup(themeMenu);
+    for (const auto& [name, theme] : {std::pair{tr("&Light"), Theme::Light}, std::pair{tr("&Dark"), Theme::Dark}}) {
+        QAction* a = themeMenu->addAction(name);
+        a->setCheckable(true);
+        a->setChecked(savedTheme() == theme);
+        themes->addAction(a);
+        connect(a, &QAction::triggered, this, [t = theme] { applyTheme(t); });
+    }
     QAction* tokens = view->addAction(tr("Show 6-mer &Token Boundaries"));
     tokens->setCheckable(true);
     tokens->setShortcut(QKeySequence(tr("Ctrl+T")));
@@ -202,10 +225,17 @@ void MainWindow::runGeneration() {
     QString error;
     if (!generation_->buildRequest(request, error)) return generation_->setMessage(error, true);
     if (!modelReady_) return generation_->setMessage(tr("No model is loaded: open a model folder first."), true);
-    // The design region: the selection, or the end of the sequence when nothing is selected.
+    // The design region: a marked design region (Edit > Mark Design Region) if any, else the
+    // selection, else the end of the sequence.
     const QByteArray& all = doc_->bases();
     regionStart_ = editor_->hasSelection() ? editor_->selectionStart() : all.size();
     regionLength_ = editor_->hasSelection() ? editor_->selectionEnd() - regionStart_ : 0;
+    for (const Region& r : doc_->regions()) {
+        if (r.kind != Region::Kind::Design) continue;
+        regionStart_ = r.start;
+        regionLength_ = r.end - r.start;
+        break;
+    }
     QByteArray left = all.left(regionStart_);
     QByteArray right = all.mid(regionStart_ + regionLength_);
     // Keep the prompt inside the model's context: the nearest bases matter most, so the far end
@@ -229,6 +259,8 @@ void MainWindow::runGeneration() {
     designsThisRun_ = 0;
     generation_->setRunning(true);
     statusBar()->showMessage(tr("Run %1: %2 design(s) of %3 bp%4").arg(currentRequest_).arg(request.count).arg(request.length).arg(trimmed), 5000);
+    runLog_->runStarted(currentRequest_, tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp%5")
+                                              .arg(request.count).arg(request.length).arg(left.size()).arg(right.size()).arg(trimmed));
     emit generateRequested(currentRequest_, request);
 }
 
@@ -239,7 +271,9 @@ void MainWindow::cancelGeneration() {
 }
 
 void MainWindow::onProgress(quint64 id, qint64 done, qint64 total, double bps) {
-    if (id == currentRequest_) generation_->setProgress(done, total, bps);
+    if (id != currentRequest_) return;
+    generation_->setProgress(done, total, bps);
+    runLog_->runProgress(id, done, total, bps);
 }
 
 void MainWindow::onDesign(quint64 id, const Design& design) {
@@ -255,6 +289,7 @@ void MainWindow::onFinished(quint64 id, bool cancelled, const QStringList& notic
     QString text = cancelled ? tr("Run %1 cancelled.").arg(id) : tr("Run %1: %2 design(s).").arg(id).arg(designsThisRun_);
     if (!notices.isEmpty()) text += QLatin1Char('\n') + notices.join(QLatin1Char('\n'));
     generation_->setMessage(text);
+    runLog_->runFinished(id, cancelled, designsThisRun_, notices);
 }
 
 void MainWindow::onFailed(quint64 id, const QString& error) {
@@ -262,6 +297,7 @@ void MainWindow::onFailed(quint64 id, const QString& error) {
     running_ = false;
     generation_->setRunning(false);
     generation_->setMessage(error, true);
+    runLog_->runFailed(id, error);
 }
 
 void MainWindow::openDesign(int row) {

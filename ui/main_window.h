@@ -22,6 +22,7 @@ class MutagenesisHeatMap;
 class DesignsView;
 class GenerationPanel;
 class ModelPanel;
+class RunLog;
 class SequenceDocument;
 class SequenceEditor;
 
@@ -77,6 +78,7 @@ private:
     SequenceEditor* editor_;
     ModelPanel* modelPanel_;
     GenerationPanel* generation_;
+    RunLog* runLog_;
     DesignTableModel* designs_;
     DesignsView* designsView_;
     QLabel* statusLabel_;

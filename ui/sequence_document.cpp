@@ -9,23 +9,73 @@ SequenceDocument::SequenceDocument(QObject* parent) : QObject(parent) {}
 
 void SequenceDocument::insert(qsizetype pos, const QByteArray& bases) {
     bases_.insert(pos, bases);
+    adjustRegions(pos, 0, bases.size());
     emit changed(pos, 0, bases.size());
 }
 
 void SequenceDocument::remove(qsizetype pos, qsizetype len) {
     bases_.remove(pos, len);
+    adjustRegions(pos, len, 0);
     emit changed(pos, len, 0);
 }
 
 void SequenceDocument::replace(qsizetype pos, qsizetype len, const QByteArray& bases) {
     bases_.replace(pos, len, bases);
+    adjustRegions(pos, len, bases.size());
     emit changed(pos, len, bases.size());
 }
 
 void SequenceDocument::setBases(const QByteArray& bases) {
     const qsizetype old = bases_.size();
     bases_ = bases;
+    if (!regions_.isEmpty()) {
+        regions_.clear();
+        emit regionsChanged();
+    }
     emit changed(0, old, bases_.size());
+}
+
+void SequenceDocument::addRegion(qsizetype index, const Region& region) {
+    regions_.insert(qBound(qsizetype(0), index, regions_.size()), region);
+    emit regionsChanged();
+}
+
+void SequenceDocument::removeRegion(qsizetype index) {
+    regions_.removeAt(index);
+    emit regionsChanged();
+}
+
+void SequenceDocument::setRegions(const QList<Region>& regions) {
+    regions_ = regions;
+    emit regionsChanged();
+}
+
+qsizetype SequenceDocument::regionAt(qsizetype pos) const {
+    for (qsizetype i = regions_.size() - 1; i >= 0; --i)
+        if (pos >= regions_[i].start && pos < regions_[i].end) return i;
+    return -1;
+}
+
+void SequenceDocument::adjustRegions(qsizetype pos, qsizetype removed, qsizetype added) {
+    if (regions_.isEmpty() || (removed == 0 && added == 0)) return;
+    const auto clip = [&](qsizetype x) {  // a position after removing [pos, pos + removed)
+        if (x <= pos) return x;
+        return x >= pos + removed ? x - removed : pos;
+    };
+    QList<Region> kept;
+    for (Region r : regions_) {
+        r.start = clip(r.start);
+        r.end = clip(r.end);
+        if (removed > 0 && r.end <= r.start) continue;  // fully deleted
+        if (added > 0) {
+            if (pos <= r.start) r.start += added;
+            if (pos < r.end || (pos == r.end && pos < r.start)) r.end += added;
+            if (r.end < r.start) r.end = r.start;
+        }
+        kept.append(r);
+    }
+    regions_ = kept;
+    emit regionsChanged();
 }
 
 QByteArray SequenceDocument::normalizeBases(const QByteArray& text) {

@@ -3,9 +3,22 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QObject>
+#include <QString>
 
 namespace carbon::ui {
+
+// A marked span of the sequence: [start, end), 0-based. Base edits shift and clip it.
+struct Region {
+    enum class Kind { Design, PinnedMotif, Annotation };
+    Kind kind = Kind::Annotation;
+    qsizetype start = 0;
+    qsizetype end = 0;
+    QString label;
+    QByteArray templ;  // template bases (for a design region), may be empty
+    bool operator==(const Region&) const = default;
+};
 
 class SequenceDocument : public QObject {
     Q_OBJECT
@@ -29,12 +42,25 @@ public:
     // GC fraction of [pos, pos + len) over A/C/G/T bases (S counts as GC, W as AT); -1 when none.
     double gcFraction(qsizetype pos, qsizetype len) const;
 
+    // Regions, kept consistent with base edits: an insert at or before a region's start shifts
+    // it; an insert inside grows it; a removal overlapping it shrinks it (emptied ones drop).
+    const QList<Region>& regions() const { return regions_; }
+    void addRegion(qsizetype index, const Region& region);
+    void removeRegion(qsizetype index);
+    void setRegions(const QList<Region>& regions);  // used by undo to restore clipped regions
+    // Index of the last-added region covering `pos`, or -1.
+    qsizetype regionAt(qsizetype pos) const;
+
 signals:
+    void regionsChanged();
     // One signal for every change: `removed` bases at `pos` were replaced by `added` bases.
     void changed(qsizetype pos, qsizetype removed, qsizetype added);
 
 private:
+    void adjustRegions(qsizetype pos, qsizetype removed, qsizetype added);
+
     QByteArray bases_;
+    QList<Region> regions_;
 };
 
 }  // namespace carbon::ui

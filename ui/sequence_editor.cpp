@@ -6,14 +6,18 @@
 #include <limits>
 #include <QClipboard>
 #include <QFontDatabase>
+#include <QContextMenuEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QPainter>
 #include <QScrollBar>
 #include <QUndoStack>
 
 #include "carbon/fns.h"
+#include "commands/add_region_command.h"
 #include "commands/insert_bases_command.h"
 #include "commands/remove_bases_command.h"
+#include "commands/remove_region_command.h"
 #include "commands/replace_bases_command.h"
 #include "sequence_document.h"
 
@@ -49,6 +53,7 @@ SequenceEditor::SequenceEditor(SequenceDocument* doc, QUndoStack* undo, QWidget*
     horizontalScrollBar()->setEnabled(false);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     connect(doc_, &SequenceDocument::changed, this, &SequenceEditor::onDocumentChanged);
+    connect(doc_, &SequenceDocument::regionsChanged, viewport(), qOverload<>(&QWidget::update));
     connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
     relayout();
 }
@@ -96,6 +101,7 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
     const qsizetype n = doc_->size();
     const char* bases = doc_->bases().constData();
     const qsizetype selA = selectionStart(), selB = selectionEnd();
+    const bool darkBase = palette().color(QPalette::Base).lightness() < 128;  // dark theme: lighter letters
     const QColor rulerColor = palette().color(QPalette::Disabled, QPalette::Text);
     // Only lines that intersect the viewport: the cost is independent of the sequence length.
     for (qsizetype line = first + clip.top() / rowHeight_; line < lineCount(); ++line) {
@@ -114,6 +120,13 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
             p.drawLine(x, baseTop - 3, x, baseTop - 1);
             if (g > 0 || line == 0)
                 p.drawText(QPoint(x + 1, baseTop - 3), QString::number(lineStart + g + 1));
+        }
+        // Region spans, behind the selection and the letters.
+        for (const Region& r : doc_->regions()) {
+            const qsizetype r0 = std::max(r.start, lineStart), r1 = std::min(r.end, lineStart + columns);
+            if (r1 <= r0) continue;
+            const int x0 = xOfColumn(int(r0 - lineStart)), x1 = xOfColumn(int(r1 - 1 - lineStart)) + charWidth_;
+            p.fillRect(x0, baseTop, x1 - x0, baseHeight_, regionColor(r.kind));
         }
         // Selection background.
         const qsizetype s0 = std::max(selA, lineStart), s1 = std::min(selB, lineStart + columns);
@@ -138,7 +151,7 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
         p.setFont(font());
         for (int c = 0; c < columns; ++c) {
             const char b = bases[lineStart + c];
-            p.setPen(baseColor(b));
+            p.setPen(darkBase ? baseColor(b).lighter(160) : baseColor(b));
             p.drawText(QRect(xOfColumn(c), baseTop, charWidth_, baseHeight_), Qt::AlignCenter, QString(QLatin1Char(b)));
         }
         // Likelihood band: in the gap under the letters, so it costs no layout space.
@@ -334,6 +347,44 @@ qsizetype SequenceEditor::baseAt(QPoint pt) const {
     if (within >= kGroup || g * kGroup + within >= basesPerLine_) return -1;  // in a gap or past the line
     const qsizetype i = line * basesPerLine_ + g * kGroup + within;
     return i < doc_->size() ? i : -1;
+}
+
+QColor SequenceEditor::regionColor(Region::Kind kind) {
+    switch (kind) {
+        case Region::Kind::Design: return QColor(0x30, 0xa0, 0xe0, 70);       // blue
+        case Region::Kind::PinnedMotif: return QColor(0xe0, 0x40, 0xc0, 80);  // magenta
+        case Region::Kind::Annotation: break;
+    }
+    return QColor(0xe0, 0xc0, 0x20, 80);  // yellow
+}
+
+void SequenceEditor::addRegionFromSelection(Region::Kind kind) {
+    if (!hasSelection()) return;
+    Region r;
+    r.kind = kind;
+    r.start = selectionStart();
+    r.end = selectionEnd();
+    r.label = kind == Region::Kind::Design ? tr("design region")
+              : kind == Region::Kind::PinnedMotif ? tr("pinned motif") : tr("annotation");
+    r.templ = doc_->mid(r.start, r.end - r.start);
+    undo_->push(new AddRegionCommand(doc_, r));
+}
+
+bool SequenceEditor::removeRegionAtCursor() {
+    qsizetype i = doc_->regionAt(cursor_);
+    if (i < 0 && cursor_ > 0) i = doc_->regionAt(cursor_ - 1);
+    if (i < 0) return false;
+    undo_->push(new RemoveRegionCommand(doc_, i));
+    return true;
+}
+
+void SequenceEditor::contextMenuEvent(QContextMenuEvent* event) {
+    const qsizetype b = baseAt(event->pos());
+    const qsizetype i = b >= 0 ? doc_->regionAt(b) : -1;
+    if (i < 0) return QAbstractScrollArea::contextMenuEvent(event);
+    QMenu menu(this);
+    const QAction* remove = menu.addAction(tr("Remove %1").arg(doc_->regions().at(i).label));
+    if (menu.exec(event->globalPos()) == remove) undo_->push(new RemoveRegionCommand(doc_, i));
 }
 
 QColor SequenceEditor::likelihoodColor(float logp) {

@@ -8,11 +8,11 @@
 #include <QByteArray>
 #include <QVector>
 
+#include "sequence_document.h"
+
 class QUndoStack;
 
 namespace carbon::ui {
-
-class SequenceDocument;
 
 class SequenceEditor : public QAbstractScrollArea {
     Q_OBJECT
@@ -31,6 +31,9 @@ public:
     // Colour of the likelihood band for log p(base): red below chance (p < 1/4), blue above.
     static QColor likelihoodColor(float logp);
 
+    // Fill colour of a region span painted behind the bases (translucent, so letters stay readable).
+    static QColor regionColor(Region::Kind kind);
+
     QSize sizeHint() const override;
 
 public slots:
@@ -45,6 +48,10 @@ public slots:
     void insertBases(const QByteArray& bases);
     // Selects the next match of an IUPAC pattern after the cursor (wrapping); false if none.
     bool findNext(const QString& pattern);
+    // Pushes an AddRegionCommand for the selection (no-op without one).
+    void addRegionFromSelection(Region::Kind kind);
+    // Pushes a RemoveRegionCommand for the region under the cursor; false if there is none.
+    bool removeRegionAtCursor();
     void setShowTokenBoundaries(bool on);
     void scrollToPosition(qsizetype pos);
     // Per-base log p painted as a thin band under the letters (NaN: no value; empty: no band).
@@ -64,6 +71,7 @@ protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
     void focusInEvent(QFocusEvent* event) override;
     void focusOutEvent(QFocusEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
     void onDocumentChanged(qsizetype pos, qsizetype removed, qsizetype added);

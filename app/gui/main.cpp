@@ -8,6 +8,7 @@
 #include <QTimer>
 
 #include "main_window.h"
+#include "theme.h"
 
 namespace {
 
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
     QApplication::setDesktopFileName(QStringLiteral("org.carbonstudio.CarbonStudio"));
     QStringList args = QApplication::arguments().mid(1);
     const bool smokeTest = args.removeAll(QStringLiteral("--smoke-test")) > 0;
+    if (carbon::ui::savedTheme() == carbon::ui::Theme::Dark) carbon::ui::applyTheme(carbon::ui::Theme::Dark);
     carbon::ui::MainWindow window;
     for (const QString& arg : args) openArgument(window, arg);
     window.show();

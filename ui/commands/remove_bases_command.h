@@ -4,9 +4,9 @@
 #include <QByteArray>
 #include <QUndoCommand>
 
-namespace carbon::ui {
+#include "sequence_document.h"
 
-class SequenceDocument;
+namespace carbon::ui {
 
 class RemoveBasesCommand : public QUndoCommand {
 public:
@@ -18,6 +18,7 @@ private:
     SequenceDocument* doc_;
     qsizetype pos_;
     QByteArray removed_;  // the bases taken out, kept for undo
+    QList<Region> regions_;  // regions before the removal clipped them, restored on undo
 };
 
 }  // namespace carbon::ui

@@ -1,0 +1,27 @@
+// RunLog: the read-only "Run Log" dock text; one timestamped line per run start (settings),
+// progress milestone (every 25 %), finish (designs, bp/s, notices) and error.
+#pragma once
+
+#include <QPlainTextEdit>
+
+namespace carbon::ui {
+
+class RunLog : public QPlainTextEdit {
+    Q_OBJECT
+public:
+    explicit RunLog(QWidget* parent = nullptr);
+
+    void runStarted(quint64 id, const QString& settings);
+    // Logs only when the run crosses the next 25 % milestone.
+    void runProgress(quint64 id, qint64 done, qint64 total, double bps);
+    void runFinished(quint64 id, bool cancelled, int designs, const QStringList& notices);
+    void runFailed(quint64 id, const QString& error);
+
+private:
+    void log(const QString& line);
+
+    int nextMilestone_ = 25;
+    double lastBps_ = 0;
+};
+
+}  // namespace carbon::ui

@@ -1,0 +1,46 @@
+// Theme: builds the light/dark QPalettes and persists the user's choice.
+#include "theme.h"
+
+#include <QApplication>
+#include <QSettings>
+#include <QStyle>
+
+namespace carbon::ui {
+
+namespace {
+const char* kThemeKey = "view/theme";
+}
+
+QPalette themePalette(Theme theme) {
+    if (theme == Theme::Light) return QApplication::style()->standardPalette();
+    QPalette p;
+    const QColor window(0x2b, 0x2d, 0x30), base(0x1e, 0x1f, 0x22), text(0xe6, 0xe6, 0xe6);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, window);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Link, QColor(0x6a, 0xa8, 0xf0));
+    p.setColor(QPalette::Highlight, QColor(0x3d, 0x6f, 0xb0));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
+    for (auto role : {QPalette::Text, QPalette::WindowText, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, QColor(0x80, 0x80, 0x80));
+    return p;
+}
+
+void applyTheme(Theme theme) {
+    QApplication::setPalette(themePalette(theme));
+    QSettings().setValue(kThemeKey, theme == Theme::Dark ? QStringLiteral("dark") : QStringLiteral("light"));
+}
+
+Theme savedTheme() {
+    return QSettings().value(kThemeKey).toString() == QLatin1String("dark") ? Theme::Dark : Theme::Light;
+}
+
+}  // namespace carbon::ui

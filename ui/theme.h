@@ -1,0 +1,16 @@
+// Light and dark application palettes (View > Theme), remembered in QSettings under "view/theme".
+#pragma once
+
+#include <QPalette>
+
+namespace carbon::ui {
+
+enum class Theme { Light, Dark };
+
+QPalette themePalette(Theme theme);
+// Sets the palette on the application and stores the choice in QSettings.
+void applyTheme(Theme theme);
+// The stored choice (Light when none).
+Theme savedTheme();
+
+}  // namespace carbon::ui
