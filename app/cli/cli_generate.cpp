@@ -46,9 +46,6 @@ int cmd_generate(const std::vector<std::string>& argv) {
     req.left_context = a.get("context-fasta") ? read_single_record(*a.get("context-fasta"), "context-fasta") : a.get_or("context", "");
     req.right_flank = a.get_or("right-flank", "");
     req.tags = resolve_tags(a.get_or("tags", ""), a.flag("free-tags"));
-    if (a.get("length") && a.get("template")) {
-        // Both given: they must agree (checked by the engine).
-    }
     req.template_iupac = a.get_or("template", "");
     req.length = size_t(a.integer("length", 0, 1, 100000000));
     if (!a.get("length") && !a.get("template")) throw Error("give --length N or --template IUPAC");

@@ -97,7 +97,6 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
     p.n_tokens = (p.gen_len + 5) / 6;
     p.flank.resize(r.right_flank.size());
     for (size_t i = 0; i < p.flank.size(); ++i) p.flank[i] = upper(r.right_flank[i]);
-    if (p.head.size() + p.tail_len == 0 && tok.dna_open_id() < 0) throw Error("tokenizer has no <dna>");
 
     const DesignConstraints& c = r.constraints;
     if (c.max_homopolymer < 0) throw Error("the maximum homopolymer run must be >= 1 (0 = no limit)");
