@@ -15,8 +15,17 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rows_.size()) return {};
     const DesignRow& r = rows_[index.row()];
     const Design& d = r.design;
+    if (role == FlagRole) return r.flag;
+    auto minScore = [&]() -> QVariant {
+        if (std::isnan(r.minBaseLogp)) return role == SortRole ? QVariant(-1e300) : QVariant(QString());
+        return role == SortRole ? QVariant(r.minBaseLogp) : QVariant(QString::number(r.minBaseLogp, 'f', 3));
+    };
+    const QString constraints = r.constraintsActive ? tr("met") : tr("none");
     if (role == SortRole) {
         switch (index.column()) {
+            case FlagColumn: return r.flag == QLatin1String("starred") ? 2 : r.flag.isEmpty() ? 1 : 0;
+            case MinBaseScoreColumn: return minScore();
+            case ConstraintsColumn: return constraints;
             case RankColumn: return d.rank;
             case DesignScoreColumn: return d.design_logp;
             case RankingScoreColumn: return d.ranking_logp;
@@ -26,8 +35,18 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
             case BasesColumn: return QString::fromStdString(d.bases);
         }
     }
+    if (role == Qt::AccessibleTextRole && index.column() == FlagColumn)
+        return r.flag.isEmpty() ? tr("not flagged") : r.flag;
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
+            case FlagColumn:
+                if (role == Qt::ToolTipRole) return r.flag.isEmpty() ? tr("Not flagged (S: star, D: discard)") : r.flag;
+                return r.flag == QLatin1String("starred") ? QStringLiteral("\u2605") : r.flag.isEmpty() ? QString() : QStringLiteral("\u2717");
+            case MinBaseScoreColumn: return minScore();
+            case ConstraintsColumn:
+                if (role == Qt::ToolTipRole && r.constraintsActive)
+                    return tr("Designed under constraints, which generation enforces (%n token(s) revisited)", nullptr, int(d.backtracks));
+                return constraints;
             case RankColumn: return d.rank;
             case DesignScoreColumn: return QString::number(d.design_logp, 'f', 4);
             case RankingScoreColumn: return QString::number(d.ranking_logp, 'f', 4);
@@ -41,7 +60,8 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
             }
         }
     }
-    if (role == Qt::TextAlignmentRole && index.column() != BasesColumn) return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::TextAlignmentRole && index.column() != BasesColumn && index.column() != ConstraintsColumn)
+        return int(index.column() == FlagColumn ? Qt::AlignCenter : Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::FontRole && index.column() == BasesColumn) return QFontDatabase::systemFont(QFontDatabase::FixedFont);
     return {};
 }
@@ -50,6 +70,9 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal) return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
+            case FlagColumn: return QStringLiteral("\u2605");
+            case MinBaseScoreColumn: return tr("Min base score");
+            case ConstraintsColumn: return tr("Constraints");
             case RankColumn: return tr("Rank");
             case DesignScoreColumn: return tr("Design score");
             case RankingScoreColumn: return tr("Ranking score");
@@ -63,6 +86,8 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
         switch (section) {
             case DesignScoreColumn: return tr("Mean base-level log p over the design's bases");
             case RankingScoreColumn: return tr("Mean base-level log p over the design and the right flank");
+            case MinBaseScoreColumn: return tr("Lowest per-base log p in the design (its weakest base), read in context");
+            case FlagColumn: return tr("Starred or discarded");
             default: break;
         }
     }
@@ -70,13 +95,48 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
 }
 
 void DesignTableModel::addDesign(const carbon::Design& design, quint64 run, qsizetype regionStart, qsizetype regionLength) {
-    DesignRow r{design, 0.0, run, regionStart, regionLength};
+    DesignRow r;
+    r.design = design;
+    r.run = run;
+    r.regionStart = regionStart;
+    r.regionLength = regionLength;
+    addRow(std::move(r));
+}
+
+void DesignTableModel::addRow(DesignRow r) {
     qsizetype gc = 0;
-    for (char c : design.bases) gc += (c == 'G' || c == 'C');
-    r.gcPercent = design.bases.empty() ? 0.0 : 100.0 * double(gc) / double(design.bases.size());
+    for (char c : r.design.bases) gc += (c == 'G' || c == 'C');
+    r.gcPercent = r.design.bases.empty() ? 0.0 : 100.0 * double(gc) / double(r.design.bases.size());
     beginInsertRows({}, int(rows_.size()), int(rows_.size()));
     rows_.append(std::move(r));
     endInsertRows();
+}
+
+void DesignTableModel::attachStored(quint64 request, qint64 runId, const QList<qint64>& designIds) {
+    qsizetype next = 0;
+    for (qsizetype i = 0; i < rows_.size() && next < designIds.size(); ++i) {
+        DesignRow& r = rows_[i];
+        if (r.run != request || r.designId != 0) continue;
+        r.designId = designIds[next++];
+        r.run = quint64(runId);
+        emit dataChanged(index(int(i), 0), index(int(i), ColumnCount - 1));
+    }
+}
+
+void DesignTableModel::setMinBaseScores(quint64 run, const QList<double>& minima) {
+    qsizetype next = 0;
+    for (qsizetype i = 0; i < rows_.size() && next < minima.size(); ++i) {
+        if (rows_[i].run != run || rows_[i].designId != 0) continue;
+        rows_[i].minBaseLogp = minima[next++];
+        emit dataChanged(index(int(i), MinBaseScoreColumn), index(int(i), MinBaseScoreColumn));
+    }
+}
+
+void DesignTableModel::setFlag(int row, const QString& flag) {
+    if (row < 0 || row >= rows_.size() || rows_[row].flag == flag) return;
+    rows_[row].flag = flag;
+    emit dataChanged(index(row, FlagColumn), index(row, FlagColumn));
+    if (rows_[row].designId) emit flagChanged(rows_[row].designId, flag);
 }
 
 void DesignTableModel::clear() {

@@ -5,23 +5,34 @@
 
 #include <QAbstractTableModel>
 #include <QList>
+#include <cmath>
 
 #include "carbon/fns_generate.h"
+#include "carbon/scoring.h"
 
 namespace carbon::ui {
 
 struct DesignRow {
     carbon::Design design;
     double gcPercent = 0;
-    quint64 run = 0;
+    quint64 run = 0;  // the stored run's id once stored, else the window's request id
     qsizetype regionStart = 0, regionLength = 0;  // span of the sequence the design replaces
+    qint64 sequenceId = 0;  // the stored sequence it was designed for (0: none / not stored)
+    qint64 designId = 0;    // id in the project file; 0 until stored
+    QString flag;           // "", "starred" or "discarded"
+    double minBaseLogp = std::nan("");  // lowest per-base log p; NaN until scored
+    bool constraintsActive = false;     // designed under homopolymer / motif / GC constraints
 };
 
 class DesignTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { RankColumn, DesignScoreColumn, RankingScoreColumn, GcColumn, LengthColumn, RunColumn, BasesColumn, ColumnCount };
+    enum Column {
+        FlagColumn, RankColumn, DesignScoreColumn, RankingScoreColumn, MinBaseScoreColumn, GcColumn, LengthColumn, RunColumn,
+        ConstraintsColumn, BasesColumn, ColumnCount
+    };
     static constexpr int SortRole = Qt::UserRole + 1;
+    static constexpr int FlagRole = Qt::UserRole + 2;  // the flag text, for the view's filter
 
     explicit DesignTableModel(QObject* parent = nullptr);
 
@@ -31,8 +42,18 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     void addDesign(const carbon::Design& design, quint64 run, qsizetype regionStart, qsizetype regionLength);
+    void addRow(DesignRow row);  // a stored design, or one with every field set
     void clear();
     const DesignRow& row(int r) const { return rows_[r]; }
+    // After a run is stored: its rows (those of `request` not yet stored, in rank order) get the
+    // stored ids and the stored run's id.
+    void attachStored(quint64 request, qint64 runId, const QList<qint64>& designIds);
+    // The lowest per-base log p of each design of `run`, in the order they were added.
+    void setMinBaseScores(quint64 run, const QList<double>& minima);
+    void setFlag(int row, const QString& flag);  // emits flagChanged for stored designs
+
+signals:
+    void flagChanged(qint64 designId, const QString& flag);
 
 private:
     QList<DesignRow> rows_;

@@ -58,6 +58,9 @@ public slots:
     void rescore(quint64 requestId, const QByteArray& bases);
     void scoreVariant(quint64 requestId, const QByteArray& bases, qint64 position, char alt, qint64 windowBp);
     void mutagenesis(quint64 requestId, const QByteArray& bases, qint64 start, qint64 end, bool exact, qint64 windowBp);
+    // Per-base scores of a run's designs, each read in its place (tags, left context, design,
+    // right flank): what the designs table's minimum column and the stored tracks show.
+    void scoreDesigns(quint64 runId, const carbon::DesignRequest& request, const QList<carbon::Design>& designs);
 
 signals:
     void modelLoaded(const carbon::ui::ModelSummary& summary);
@@ -71,6 +74,7 @@ signals:
     void rescored(quint64 requestId, const carbon::ui::ScoreTrack& track, qint64 recomputedTokens);
     void variantScored(quint64 requestId, const carbon::ui::VariantAnalysis& result);
     void mutagenesisDone(quint64 requestId, const carbon::IsmResult& result);
+    void designsScored(quint64 runId, const QList<carbon::ui::ScoreTrack>& tracks);
     void analysisCancelled(quint64 requestId);
     void analysisFailed(quint64 requestId, const QString& error);
 

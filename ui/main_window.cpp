@@ -73,9 +73,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     engineThread_.setObjectName(QStringLiteral("carbon-engine"));
     connect(this, &MainWindow::loadModelRequested, worker_, &EngineWorker::loadModel);
     connect(this, &MainWindow::generateRequested, worker_, &EngineWorker::generate);
+    connect(this, &MainWindow::scoreDesignsRequested, worker_, &EngineWorker::scoreDesigns);
     connect(worker_, &EngineWorker::modelLoaded, this, [this](const ModelSummary& s) {
         modelReady_ = true;
         contextBases_ = s.contextBases;
+        modelDir_ = s.dir;
+        for (const auto& [label, value] : s.rows)
+            if (label == tr("Backend")) modelBackend_ = value;
         modelPanel_->showSummary(s);
         statusBar()->showMessage(tr("Model loaded: %1").arg(s.dir), 5000);
     });
@@ -96,6 +100,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(editor_, &SequenceEditor::selectionChanged, this, &MainWindow::updateStatus);
 
     setupAnalysis();
+    setupProject();
     createActions();
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -104,6 +109,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
+    shutdownProject();
     // Stop a running generation at its next step, then let the thread finish its loop.
     worker_->cancel(std::numeric_limits<quint64>::max());
     engineThread_.requestInterruption();
@@ -120,9 +126,10 @@ void MainWindow::createActions() {
         return a;
     };
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    addProjectActions(file);
     QAction* openModel = action(file, tr("Open &Model Folder…"), {QKeySequence(tr("Ctrl+M"))}, [this] { modelPanel_->chooseFolder(); });
-    QAction* openSeq = action(file, tr("&Open Sequence…"), {QKeySequence::Open}, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open sequence"), {}, tr("FASTA or plain sequence (*.fa *.fasta *.fna *.txt);;All files (*)"));
+    QAction* openSeq = action(file, tr("Open Sequence &File (without a project)…"), {QKeySequence(tr("Ctrl+Shift+O"))}, [this] {
+        const QString path = chooseFile(false, tr("Open sequence"), tr("FASTA or plain sequence (*.fa *.fasta *.fna *.txt);;All files (*)"));
         if (!path.isEmpty()) openSequenceFile(path);
     });
     file->addSeparator();
@@ -192,6 +199,7 @@ void MainWindow::createActions() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    flushAutosave();
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
@@ -251,10 +259,20 @@ void MainWindow::runGeneration() {
     }
     request.left_context = left.toStdString();
     request.right_flank = right.toStdString();
+    // What the project will store once the run finishes and its designs are scored.
+    RunToStore pending;
+    pending.sequenceId = sequenceId_;
+    pending.regionStart = regionStart_;
+    pending.regionLength = regionLength_;
+    pending.request = request;
+    pending.modelDir = modelDir_;
+    pending.backend = modelBackend_;
 
     // Latest request wins: cancel whatever is still running or queued, then send the new one.
     worker_->cancel(currentRequest_);
     ++currentRequest_;
+    pending.requestId = currentRequest_;
+    pendingRuns_.insert(currentRequest_, pending);
     running_ = true;
     designsThisRun_ = 0;
     generation_->setRunning(true);
@@ -279,10 +297,33 @@ void MainWindow::onProgress(quint64 id, qint64 done, qint64 total, double bps) {
 void MainWindow::onDesign(quint64 id, const Design& design) {
     if (id != currentRequest_) return;
     ++designsThisRun_;
-    designs_->addDesign(design, id, regionStart_, regionLength_);
+    DesignRow row;
+    row.design = design;
+    row.run = id;
+    row.regionStart = regionStart_;
+    row.regionLength = regionLength_;
+    row.sequenceId = sequenceId_;
+    auto it = pendingRuns_.find(id);
+    if (it != pendingRuns_.end()) {
+        row.constraintsActive = it->request.constraints.active();
+        it->designs.append(design);
+    }
+    designs_->addRow(row);
 }
 
 void MainWindow::onFinished(quint64 id, bool cancelled, const QStringList& notices) {
+    // A finished run's designs are scored per base (the table's minimum column, the stored
+    // tracks) and then stored; a cancelled run stores nothing.
+    auto it = pendingRuns_.find(id);
+    if (it != pendingRuns_.end()) {
+        if (cancelled || it->designs.isEmpty()) {
+            pendingRuns_.erase(it);
+        } else {
+            for (const QString& n : notices)
+                if (n.startsWith(QLatin1String("speculative"))) it->extraSettings.append({QStringLiteral("speculative_note"), n});
+            emit scoreDesignsRequested(id, it->request, it->designs);
+        }
+    }
     if (id != currentRequest_) return;
     running_ = false;
     generation_->setRunning(false);
@@ -293,6 +334,7 @@ void MainWindow::onFinished(quint64 id, bool cancelled, const QStringList& notic
 }
 
 void MainWindow::onFailed(quint64 id, const QString& error) {
+    pendingRuns_.remove(id);
     if (id != currentRequest_) return;
     running_ = false;
     generation_->setRunning(false);
@@ -303,6 +345,10 @@ void MainWindow::onFailed(quint64 id, const QString& error) {
 void MainWindow::openDesign(int row) {
     if (row < 0 || row >= designs_->rowCount()) return;
     const DesignRow& r = designs_->row(row);
+    if (r.sequenceId && r.sequenceId != sequenceId_) {
+        statusBar()->showMessage(tr("This design was made for another sequence: open that sequence in the project browser first."), 8000);
+        return;
+    }
     // The region may have moved since the run if the sequence was edited; clamp to what exists.
     const qsizetype start = std::min(r.regionStart, doc_->size());
     const qsizetype len = std::min(r.regionLength, doc_->size() - start);
@@ -315,6 +361,7 @@ void MainWindow::openDesign(int row) {
 void MainWindow::updateStatus() {
     const qsizetype a = editor_->selectionStart(), b = editor_->selectionEnd();
     QString text = tr("%1 bp").arg(QLocale().toString(doc_->size()));
+    if (!projectPath_.isEmpty()) text = tr("%1 (%2) — ").arg(sequenceName(), sequenceId_ ? tr("saved in project") : tr("not yet saved")) + text;
     if (b > a) {
         const double gc = doc_->gcFraction(a, b - a);
         text += tr("  |  selection %1–%2 (%3 bp)").arg(a + 1).arg(b).arg(QLocale().toString(b - a));

@@ -3,14 +3,17 @@
 // panels, the editor, the undo commands and EngineWorker.
 #pragma once
 
+#include <QHash>
 #include <QMainWindow>
 #include <QThread>
 
 #include "carbon/fns_generate.h"
 #include "engine_worker.h"
+#include "project_types.h"
 
 class QLabel;
 class QMenu;
+class QTimer;
 class QUndoStack;
 
 namespace carbon::ui {
@@ -22,6 +25,9 @@ class MutagenesisHeatMap;
 class DesignsView;
 class GenerationPanel;
 class ModelPanel;
+class ProjectBrowser;
+class ProjectStore;
+class TrackChartView;
 class RunLog;
 class SequenceDocument;
 class SequenceEditor;
@@ -44,6 +50,15 @@ public:
     LikelihoodController* likelihood() const { return likelihood_; }
     BaseInspector* inspector() const { return inspector_; }
     MutagenesisHeatMap* heatMap() const { return heatMap_; }
+    // The project (main_window_project.cpp).
+    ProjectBrowser* projectBrowser() const { return browser_; }
+    ProjectStore* projectStore() const { return store_; }
+    TrackChartView* designChart() const { return designChart_; }
+    const QString& projectPath() const { return projectPath_; }
+    qint64 currentSequenceId() const { return sequenceId_; }
+    QString sequenceName() const;
+    // The answer the next file dialog gives instead of asking (scripted use and tests).
+    void setNextFileAnswer(const QString& path) { nextFileAnswer_ = path; }
 
 public slots:
     void loadModel(const QString& dir);
@@ -54,14 +69,44 @@ public slots:
     // Analysis (main_window_analysis.cpp).
     void inspectBase(qint64 position);
     void scanMutagenesis(bool exact);  // the selection, or the inspected base's neighbourhood
+    // Projects (main_window_project.cpp).
+    void newProject(const QString& path);
+    void openProject(const QString& path);
+    void closeProject();
+    void saveProjectAs(const QString& path);
+    void importFasta(const QString& path);  // into the open project; without one, into the editor
+    void importVcf(const QString& path);    // SNVs on the current stored sequence
+    void exportDesignsInteractive(carbon::ui::ExportFormat format);  // the selected designs
+    void openStoredSequence(qint64 id);
+    void overlaySelectedDesigns();
+    void openPath(const QString& path);  // a project, FASTA, VCF or model folder (drops, command line)
 
 signals:
     // To the worker (queued: it lives on engineThread_).
     void loadModelRequested(const QString& dir);
     void generateRequested(quint64 requestId, const carbon::DesignRequest& request);
+    void scoreDesignsRequested(quint64 runId, const carbon::DesignRequest& request, const QList<carbon::Design>& designs);
+    // To the project store (queued: it lives on storeThread_).
+    void openProjectRequested(const QString& path, bool create);
+    void closeProjectRequested();
+    void loadSequenceRequested(qint64 id);
+    void saveSequenceRequested(quint64 token, qint64 id, const QString& name, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
+    void importFastaRequested(const QString& path);
+    void importVcfRequested(const QString& path, const QString& sequenceName);
+    void storeRunRequested(const carbon::ui::RunToStore& run);
+    void designFlagRequested(qint64 designId, const QString& flag);
+    void exportRequested(const carbon::ui::ExportRequest& request);
+    void saveCopyRequested(const QString& path);
+    void designTracksRequested(quint64 token, const QList<qint64>& designIds, const QString& kind);
+    // Notifications (for scripts and tests).
+    void projectOpened(const QString& path);
+    void sequenceOpened(qint64 id);
+    void projectError(const QString& what, const QString& error);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void createActions();
@@ -72,6 +117,18 @@ private:
     void onDesign(quint64 id, const carbon::Design& design);
     void onFinished(quint64 id, bool cancelled, const QStringList& notices);
     void onFailed(quint64 id, const QString& error);
+    // Projects (main_window_project.cpp).
+    void setupProject();
+    void shutdownProject();
+    void addProjectActions(QMenu* file);
+    QString chooseFile(bool save, const QString& title, const QString& filter);
+    void onProjectOpened(const carbon::ui::ProjectSnapshot& snapshot);
+    void onSequenceLoaded(const carbon::ui::StoredSequence& info, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
+    void autosaveNow();
+    void flushAutosave();
+    void onDesignsScored(quint64 run, const QList<carbon::ui::ScoreTrack>& tracks);
+    void onDesignTracks(quint64 token, const QList<qint64>& ids, const QList<QVector<float>>& values);
+    void syncTemplateFromRegions();
 
     SequenceDocument* doc_;
     QUndoStack* undo_;
@@ -100,6 +157,24 @@ private:
     class QProgressBar* analysisProgress_ = nullptr;
     quint64 variantRequest_ = 0, ismRequest_ = 0;  // the ones whose results are shown
     qint64 ismStart_ = 0, ismEnd_ = 0;
+
+    // Projects.
+    QThread storeThread_;
+    ProjectStore* store_ = nullptr;
+    ProjectBrowser* browser_ = nullptr;
+    TrackChartView* designChart_ = nullptr;
+    QMenu* recentProjects_ = nullptr;
+    QString projectPath_;
+    qint64 sequenceId_ = 0;  // the stored sequence in the editor; 0 = not stored (yet)
+    QString sequenceName_;
+    QTimer* autosave_ = nullptr;
+    quint64 saveToken_ = 0;
+    bool saveInFlight_ = false, saveAgain_ = false, loadingSequence_ = false;
+    QHash<quint64, carbon::ui::RunToStore> pendingRuns_;  // finished runs waiting for their tracks
+    quint64 overlayToken_ = 0;
+    QByteArray pinnedMask_;  // design-region positions fixed by pinned motifs at the last sync
+    QString nextFileAnswer_;
+    QString modelDir_, modelBackend_;
 };
 
 }  // namespace carbon::ui

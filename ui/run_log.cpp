@@ -39,4 +39,6 @@ void RunLog::runFinished(quint64 id, bool cancelled, int designs, const QStringL
 
 void RunLog::runFailed(quint64 id, const QString& error) { log(tr("Run %1 ERROR: %2").arg(id).arg(error)); }
 
+void RunLog::note(const QString& text) { log(text); }
+
 }  // namespace carbon::ui

@@ -16,6 +16,7 @@ public:
     void runProgress(quint64 id, qint64 done, qint64 total, double bps);
     void runFinished(quint64 id, bool cancelled, int designs, const QStringList& notices);
     void runFailed(quint64 id, const QString& error);
+    void note(const QString& text);  // project events: opened, imported, stored, exported, errors
 
 private:
     void log(const QString& line);

@@ -40,6 +40,7 @@ void store_ism(const std::string&, const Model&, const NamedSequence&, const Ism
 #include <iostream>
 #include <sstream>
 
+#include "carbon/storage/engine_results.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
 #include "carbon/storage/project.h"
@@ -61,36 +62,6 @@ const char* kProjectUsage = R"(usage: carbon-cli project list FILE
   --channel (default 0). genbank: --design ID with its regions as features. vcf-results: the
   variants of --sequence NAME with their scores, as TSV.
 )";
-
-// FNV-1a over a file's bytes: identifies the exact config / tokenizer a run used.
-std::string file_hash(const std::filesystem::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    if (!f) return "";
-    uint64_t h = 1469598103934665603ull;
-    char buf[1 << 14];
-    while (f.read(buf, sizeof buf) || f.gcount() > 0) {
-        for (std::streamsize i = 0; i < f.gcount(); ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ull;
-        if (!f) break;
-    }
-    char out[32];
-    std::snprintf(out, sizeof out, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
-    return out;
-}
-
-st::Run make_run(const Model& model, const std::string& kind, uint64_t seed, const RunSettings& settings) {
-    st::Run r;
-    r.kind = kind;
-    const std::filesystem::path dir = model.checkpoint().dir();
-    r.model_path = std::filesystem::absolute(dir).string();
-    r.model_config_hash = file_hash(dir / "config.json");
-    const std::string tok = file_hash(dir / "tokenizer.json");
-    r.tokenizer_hash = tok.empty() ? file_hash(dir / "tokenizer_config.json") : tok;
-    r.backend = const_cast<Model&>(model).backend().describe();
-    r.seed = seed;
-    r.engine_version = CARBON_VERSION;
-    r.settings = settings;
-    return r;
-}
 
 std::unique_ptr<st::Project> open_project(const std::string& path) { return st::Project::open(path); }
 
@@ -199,14 +170,6 @@ int64_t sequence_id_for(st::Project& p, const NamedSequence& r, const std::strin
     return p.add_sequence(s);
 }
 
-st::Track base_track(const std::string& kind, int width) {
-    st::Track t;
-    t.kind = kind;
-    t.width = width;
-    t.dtype = width == 4 ? st::TrackDType::F16 : st::TrackDType::F32;
-    return t;
-}
-
 }  // namespace
 
 int cmd_project(const std::vector<std::string>& args) {
@@ -231,50 +194,13 @@ void store_generation(const std::string& project, const Model& model, const Desi
     auto p = open_project(project);
     int64_t context_id = 0;
     if (!req.left_context.empty()) context_id = sequence_id_for(*p, {"context", "left context of a generation run", req.left_context}, "carbon-cli generate");
-    const int64_t run_id = p->begin_run(make_run(model, "generate", req.sampling.seed, settings));
+    const int64_t run_id = p->begin_run(st::make_run(model, "generate", req.sampling.seed, settings));
     for (size_t di = 0; di < result.designs.size(); ++di) {
         const Design& d = result.designs[di];
-        st::DesignRecord r;
-        r.run_id = run_id;
-        r.sequence_id = context_id;
-        r.name = "run" + std::to_string(run_id) + "_design_" + std::to_string(d.index + 1);
-        r.bases = d.bases;
-        r.design_logp = d.design_logp;
-        r.ranking_logp = d.ranking_logp;
-        r.rank = d.rank;
-        r.stream_index = int64_t(d.index);
-        r.backtracks = int64_t(d.backtracks);
-        std::vector<st::Region> regions(1);
-        regions[0].kind = st::RegionKind::Design;
-        regions[0].end = int64_t(d.bases.size());
-        regions[0].template_iupac = req.template_iupac;
-        // Pinned motifs: the template's stretches of fixed single bases.
-        for (size_t i = 0; i < req.template_iupac.size();) {
-            const char c = req.template_iupac[i];
-            const bool fixed = c == 'A' || c == 'C' || c == 'G' || c == 'T';
-            size_t j = i + 1;
-            while (fixed && j < req.template_iupac.size() && std::strchr("ACGT", req.template_iupac[j])) ++j;
-            if (fixed) {
-                st::Region pin;
-                pin.kind = st::RegionKind::Pinned;
-                pin.start = int64_t(i);
-                pin.end = int64_t(j);
-                pin.label = req.template_iupac.substr(i, j - i);
-                regions.push_back(pin);
-            }
-            i = j;
-        }
         std::vector<st::Track> tracks;
-        if (di < design_tracks.size() && !design_tracks[di].empty()) {
-            st::Track logp = base_track("logp", 1), dist = base_track("dist_acgt", 4), ent = base_track("entropy_bits", 1);
-            for (const BaseScore& b : design_tracks[di]) {
-                logp.values.push_back(b.logp);
-                for (int k : {0, 2, 3, 1}) dist.values.push_back(b.p[size_t(k)]);  // engine A,T,C,G -> stored A,C,G,T
-                ent.values.push_back(b.entropy_bits);
-            }
-            tracks = {logp, dist, ent};
-        }
-        p->add_design(r, std::move(tracks), regions);  // the design, its tracks and regions land whole
+        if (di < design_tracks.size()) tracks = st::base_score_tracks(design_tracks[di]);
+        // The design, its tracks and regions land whole.
+        p->add_design(st::design_record(d, run_id, context_id), std::move(tracks), st::design_regions(req.template_iupac, d.bases.size()));
     }
     p->finish_run(run_id, result.cancelled ? "cancelled" : "finished", bases_per_second);
     std::fprintf(stderr, "stored run %lld with %zu design(s) in %s\n", static_cast<long long>(run_id), result.designs.size(), project.c_str());
@@ -283,23 +209,14 @@ void store_generation(const std::string& project, const Model& model, const Desi
 void store_scores(const std::string& project, const Model& model, const std::vector<NamedSequence>& records,
                   const std::vector<SequenceScore>& scores, const RunSettings& settings, double bases_per_second) {
     auto p = open_project(project);
-    const int64_t run_id = p->begin_run(make_run(model, "score", 0, settings));
+    const int64_t run_id = p->begin_run(st::make_run(model, "score", 0, settings));
     for (size_t i = 0; i < records.size() && i < scores.size(); ++i) {
         st::Transaction t(*p);  // a sequence with its tracks lands whole
         const int64_t sid = sequence_id_for(*p, records[i], "carbon-cli score");
         const SequenceScore& s = scores[i];
-        if (!s.track.empty()) {
-            st::Track logp = base_track("logp", 1), dist = base_track("dist_acgt", 4), ent = base_track("entropy_bits", 1);
-            for (const BaseScore& b : s.track) {
-                logp.values.push_back(b.logp);
-                // Engine order is A, T, C, G (the 6-mer index); stored A, C, G, T as users read them.
-                for (int k : {0, 2, 3, 1}) dist.values.push_back(b.p[size_t(k)]);
-                ent.values.push_back(b.entropy_bits);
-            }
-            for (st::Track* tr : {&logp, &dist, &ent}) {
-                tr->sequence_id = sid;
-                p->add_track(*tr);
-            }
+        for (st::Track& tr : st::base_score_tracks(s.track)) {
+            tr.sequence_id = sid;
+            p->add_track(tr);
         }
         t.commit();
     }
@@ -310,7 +227,7 @@ void store_scores(const std::string& project, const Model& model, const std::vec
 void store_variant(const std::string& project, const Model& model, const NamedSequence& record, const VariantScore& v,
                    const RunSettings& settings) {
     auto p = open_project(project);
-    const int64_t run_id = p->begin_run(make_run(model, "variant", 0, settings));
+    const int64_t run_id = p->begin_run(st::make_run(model, "variant", 0, settings));
     st::Transaction t(*p);
     std::vector<st::VariantRecord> vs(1);
     vs[0].sequence_id = sequence_id_for(*p, record, "carbon-cli variant");
@@ -331,7 +248,7 @@ void store_variant(const std::string& project, const Model& model, const NamedSe
 void store_ism(const std::string& project, const Model& model, const NamedSequence& record, const IsmResult& r,
                const RunSettings& settings) {
     auto p = open_project(project);
-    const int64_t run_id = p->begin_run(make_run(model, "ism", 0, settings));
+    const int64_t run_id = p->begin_run(st::make_run(model, "ism", 0, settings));
     st::Transaction t(*p);
     const int64_t sid = sequence_id_for(*p, record, "carbon-cli ism");
     std::vector<st::VariantRecord> vs;

@@ -244,10 +244,20 @@ int64_t Project::add_track(const Track& t) { return insert_track(t); }
 int64_t Project::add_design(DesignRecord d, std::vector<Track> tracks, std::vector<Region> regions) {
     if (d.created.empty()) d.created = utc_now_iso8601();
     Transaction t(*this);
+    check_design_flag(d.flag);
+    // The lowest per-base log p of its "logp" track (NaN bases, such as N, do not count).
+    double min_logp = std::nan("");
+    for (const Track& tr : tracks)
+        if (tr.kind == "logp" && tr.width == 1)
+            for (float v : tr.values)
+                if (!std::isnan(v) && (std::isnan(min_logp) || v < min_logp)) min_logp = v;
     Stmt st(db_, "INSERT INTO designs(run_id, sequence_id, name, bases, design_logp, ranking_logp, rank, stream_index, backtracks, "
-                 "created) VALUES(?,?,?,?,?,?,?,?,?,?)");
+                 "created, flag, min_base_logp) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
     st.bind(1, d.run_id).bind_id(2, d.sequence_id).bind(3, d.name).bind(4, d.bases).bind(5, d.design_logp).bind(6, d.ranking_logp);
-    st.bind(7, d.rank).bind(8, d.stream_index).bind(9, d.backtracks).bind(10, d.created).run();
+    st.bind(7, d.rank).bind(8, d.stream_index).bind(9, d.backtracks).bind(10, d.created).bind(11, d.flag);
+    if (std::isnan(min_logp)) st.bind_null(12);
+    else st.bind(12, min_logp);
+    st.run();
     const int64_t id = sqlite3_last_insert_rowid(db_);
     for (Track& tr : tracks) {
         tr.design_id = id;
@@ -264,6 +274,50 @@ int64_t Project::add_design(DesignRecord d, std::vector<Track> tracks, std::vect
     }
     t.commit();
     return id;
+}
+
+void Project::check_design_flag(const std::string& flag) const {
+    if (flag != "" && flag != "starred" && flag != "discarded")
+        throw Error(path_ + ": design flag must be '', 'starred' or 'discarded', not '" + flag + "'");
+}
+
+void Project::set_design_flag(int64_t design_id, const std::string& flag) {
+    check_design_flag(flag);
+    Stmt st(db_, "UPDATE designs SET flag = ? WHERE id = ?");
+    st.bind(1, flag).bind(2, design_id).run();
+    if (sqlite3_changes(db_) != 1) throw Error(path_ + ": no design with id " + std::to_string(design_id));
+}
+
+void Project::update_sequence(int64_t sequence_id, const std::string& bases, std::vector<Region> regions) {
+    Transaction t(*this);  // the bases and their regions change together or not at all
+    Stmt st(db_, "UPDATE sequences SET bases = ?, modified = ? WHERE id = ?");
+    st.bind(1, bases).bind(2, utc_now_iso8601()).bind(3, sequence_id).run();
+    if (sqlite3_changes(db_) != 1) throw Error(path_ + ": no sequence with id " + std::to_string(sequence_id));
+    Stmt del(db_, "DELETE FROM regions WHERE sequence_id = ?");
+    del.bind(1, sequence_id).run();
+    for (Region& r : regions) {
+        r.sequence_id = sequence_id;
+        r.design_id = 0;
+        if (r.end > int64_t(bases.size()))
+            throw Error(path_ + ": region " + std::to_string(r.start) + "-" + std::to_string(r.end) + " runs past the " +
+                        std::to_string(bases.size()) + " bases of sequence " + std::to_string(sequence_id));
+        insert_region(r);
+    }
+    t.commit();
+}
+
+void Project::rename_sequence(int64_t sequence_id, const std::string& name) {
+    if (name.empty()) throw Error(path_ + ": a sequence name cannot be empty");
+    Stmt st(db_, "UPDATE sequences SET name = ?, modified = ? WHERE id = ?");
+    st.bind(1, name).bind(2, utc_now_iso8601()).bind(3, sequence_id).run();
+    if (sqlite3_changes(db_) != 1) throw Error(path_ + ": no sequence with id " + std::to_string(sequence_id));
+}
+
+void Project::save_copy(const std::string& path) {
+    if (std::filesystem::exists(path)) throw Error(path + ": already exists (choose a new file name for the copy)");
+    // VACUUM INTO writes a consistent, compacted copy of the committed state in one statement.
+    Stmt st(db_, "VACUUM INTO ?");
+    st.bind(1, path).run();
 }
 
 void Project::add_variants(std::vector<VariantRecord>& variants) {
@@ -332,6 +386,8 @@ DesignRecord read_design(const Stmt& s) {
     d.stream_index = s.i64(8);
     d.backtracks = s.i64(9);
     d.created = s.text(10);
+    d.flag = s.text(11);
+    d.min_base_logp = s.real(12);  // NULL reads as NaN
     return d;
 }
 
@@ -430,7 +486,7 @@ std::optional<Run> Project::run(int64_t id) {
 
 std::vector<DesignRecord> Project::list_designs(int64_t run_id, bool with_bases) {
     std::string q = std::string("SELECT id, run_id, sequence_id, name, ") + (with_bases ? "bases" : "''") +
-                    ", design_logp, ranking_logp, rank, stream_index, backtracks, created FROM designs";
+                    ", design_logp, ranking_logp, rank, stream_index, backtracks, created, flag, min_base_logp FROM designs";
     q += run_id ? " WHERE run_id = ? ORDER BY rank, id" : " ORDER BY run_id, rank, id";
     Stmt s(db_, q.c_str());
     if (run_id) s.bind(1, run_id);
@@ -440,8 +496,8 @@ std::vector<DesignRecord> Project::list_designs(int64_t run_id, bool with_bases)
 }
 
 std::optional<DesignRecord> Project::design(int64_t id) {
-    Stmt s(db_, "SELECT id, run_id, sequence_id, name, bases, design_logp, ranking_logp, rank, stream_index, backtracks, created "
-                "FROM designs WHERE id = ?");
+    Stmt s(db_, "SELECT id, run_id, sequence_id, name, bases, design_logp, ranking_logp, rank, stream_index, backtracks, created, "
+                "flag, min_base_logp FROM designs WHERE id = ?");
     s.bind(1, id);
     if (!s.step()) return std::nullopt;
     return read_design(s);

@@ -102,6 +102,14 @@ CREATE INDEX regions_by_sequence ON regions(sequence_id) WHERE sequence_id IS NO
 CREATE INDEX variants_by_sequence ON variants(sequence_id, position);
 CREATE INDEX sequences_by_name ON sequences(name);
 )sql",
+    // 2 -> 3: the biologist's verdict on a design (the designs table's star / discard), and the
+    // lowest per-base log p of its "logp" track (NULL without one), so that a project's designs
+    // can be listed and filtered by it without reading every track (designs stored before this
+    // step keep NULL: unknown, not recomputed).
+    R"sql(
+ALTER TABLE designs ADD COLUMN flag TEXT NOT NULL DEFAULT '' CHECK(flag IN ('', 'starred', 'discarded'));
+ALTER TABLE designs ADD COLUMN min_base_logp REAL;
+)sql",
 };
 
 void exec(sqlite3* db, const std::string& sql, const std::string& what) {

@@ -81,10 +81,16 @@ for exe in carbon-cli carbon-studio; do
 done
 "$ROOT/usr/bin/carbon-cli" --help >"$WORK/cli-help.txt" 2>&1 || { cat "$WORK/cli-help.txt" >&2; fail "carbon-cli --help failed"; }
 head -3 "$WORK/cli-help.txt"
-# A project-file argument as a file manager passes it (%F), to exercise that path too.
-: >"$WORK/empty.carbon"
-HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config" XDG_RUNTIME_DIR="$WORK" QT_QPA_PLATFORM=offscreen \
-  timeout 120 "$ROOT/usr/bin/carbon-studio" --smoke-test "$WORK/empty.carbon" >"$WORK/gui.txt" 2>&1 ||
+# A real project file as the file manager passes it (%F), made by the unpacked carbon-cli.
+printf '>probe check_package\nACGTACGTTATAAT\n' >"$WORK/probe.fa"
+"$ROOT/usr/bin/carbon-cli" project import "$WORK/probe.carbon" --fasta "$WORK/probe.fa" >"$WORK/import.txt" 2>&1 ||
+  { cat "$WORK/import.txt" >&2; fail "carbon-cli project import failed"; }
+export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config" XDG_RUNTIME_DIR="$WORK" QT_QPA_PLATFORM=offscreen
+version=$("$ROOT/usr/bin/carbon-studio" --version 2>&1) || fail "carbon-studio --version failed: $version"
+echo "$version" | grep -q '^Carbon Studio [0-9]' || fail "carbon-studio --version printed '$version'"
+"$ROOT/usr/bin/carbon-studio" --help 2>&1 | grep -q -- '--smoke-test' || fail "carbon-studio --help does not list its options"
+timeout 120 "$ROOT/usr/bin/carbon-studio" --smoke-test "$WORK/probe.carbon" >"$WORK/gui.txt" 2>&1 ||
   { cat "$WORK/gui.txt" >&2; fail "carbon-studio --smoke-test failed"; }
+echo "$version; --help lists its options"
 echo "carbon-studio --smoke-test: exit 0"
 echo "PASS"

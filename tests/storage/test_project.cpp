@@ -1,6 +1,7 @@
 // Project file tests: creation and pragmas, migrations from an older schema and refusal of a
 // newer one, typed round trips of every table, whole-or-nothing design commits, a reader that
 // keeps reading while a writer thread commits, and clear errors for non-project files.
+#include <cmath>
 #include <sqlite3.h>
 
 #include <atomic>
@@ -151,13 +152,19 @@ TEST(design_with_bad_track_is_not_stored_at_all) {
 TEST(older_schema_is_migrated_forward) {
     const std::string path = temp_path("v1.carbon");
     {  // a version-1 file as the first release wrote it: the tables without the indexes
+        // (and without version 3's design flag and minimum per-base score columns).
         auto p = Project::open(path);
-        add_run(*p);
+        DesignRecord d;
+        d.run_id = add_run(*p);
+        d.name = "old";
+        d.bases = "ACGT";
+        p->add_design(d);
         char* err = nullptr;
         sqlite3_exec(p->handle(),
                      "DROP INDEX designs_by_run; DROP INDEX tracks_by_design; DROP INDEX tracks_by_sequence; "
                      "DROP INDEX regions_by_design; DROP INDEX regions_by_sequence; DROP INDEX variants_by_sequence; "
-                     "DROP INDEX sequences_by_name; PRAGMA user_version = 1;",
+                     "DROP INDEX sequences_by_name; ALTER TABLE designs DROP COLUMN flag; "
+                     "ALTER TABLE designs DROP COLUMN min_base_logp; PRAGMA user_version = 1;",
                      nullptr, nullptr, &err);
         CHECK(err == nullptr);
         sqlite3_free(err);
@@ -166,6 +173,13 @@ TEST(older_schema_is_migrated_forward) {
     CHECK_EQ(pragma_int(*p, "PRAGMA user_version"), int64_t(schema_version()));
     CHECK_EQ(pragma_int(*p, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'designs_by_run'"), 1);
     CHECK_EQ(p->list_runs().size(), size_t(1));
+    const auto designs = p->list_designs();
+    CHECK_EQ(designs.size(), size_t(1));
+    CHECK_EQ(designs[0].flag, std::string(""));
+    CHECK(std::isnan(designs[0].min_base_logp));  // unknown for designs stored before version 3
+    p->set_design_flag(designs[0].id, "starred");
+    CHECK_EQ(p->design(designs[0].id)->flag, std::string("starred"));
+    CHECK_THROWS_WITH(p->set_design_flag(designs[0].id, "maybe"), "design flag must be");
 }
 
 TEST(newer_schema_is_refused) {
@@ -251,3 +265,46 @@ TEST(reader_sees_whole_designs_while_a_writer_thread_commits) {
 }
 
 CHECK_MAIN()
+
+TEST(edited_sequence_is_updated_whole_or_not_at_all) {
+    const std::string path = temp_path("edit.carbon");
+    auto p = Project::open(path);
+    SequenceRecord s;
+    s.name = "seq";
+    s.bases = "ACGTACGTAC";
+    const int64_t id = p->add_sequence(s);
+    Region r;
+    r.kind = RegionKind::Design;
+    r.start = 2;
+    r.end = 6;
+    std::vector<Region> regions = {r};
+    p->update_sequence(id, "TTACGTACGTAC", regions);
+    CHECK_EQ(p->sequence(id)->bases, std::string("TTACGTACGTAC"));
+    CHECK_EQ(p->regions_of_sequence(id).size(), size_t(1));
+    // A region past the end: refused, and neither the bases nor the regions change.
+    r.end = 40;
+    CHECK_THROWS_WITH(p->update_sequence(id, "GG", {r}), "runs past the 2 bases");
+    CHECK_EQ(p->sequence(id)->bases, std::string("TTACGTACGTAC"));
+    CHECK_EQ(p->regions_of_sequence(id).size(), size_t(1));
+    CHECK_THROWS_WITH(p->update_sequence(id + 99, "GG", {}), "no sequence with id");
+}
+
+TEST(design_minimum_per_base_score_and_save_copy) {
+    const std::string path = temp_path("min.carbon");
+    auto p = Project::open(path);
+    DesignRecord d;
+    d.run_id = add_run(*p);
+    d.name = "d";
+    d.bases = "ACGT";
+    Track t;
+    t.kind = "logp";
+    t.values = {-1.0f, std::nanf(""), -2.5f, -0.5f};
+    const int64_t id = p->add_design(d, {t});
+    CHECK_EQ(p->design(id)->min_base_logp, -2.5);  // NaN (an N base) does not count
+    const std::string copy = temp_path("min-copy.carbon");
+    p->save_copy(copy);
+    CHECK_THROWS_WITH(p->save_copy(copy), "already exists");
+    auto c = Project::open(copy, {.create = false});
+    CHECK_EQ(c->design(id)->min_base_logp, -2.5);
+    CHECK_EQ(c->tracks_of_design(id).size(), size_t(1));
+}

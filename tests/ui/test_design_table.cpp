@@ -1,5 +1,7 @@
-// The designs table: numeric sorting (rank, scores, GC%, length) of every score column through the proxy, and filtering.
+// The designs table: numeric sorting of every score column through the proxy, the bases and verdict filters, star / discard.
 #include <QSortFilterProxyModel>
+#include <QLineEdit>
+#include <QTableView>
 #include <QTest>
 
 #include "design_table_model.h"
@@ -42,8 +44,36 @@ private slots:
         QCOMPARE(column(DesignTableModel::GcColumn).last().toDouble(), 80.0);
         proxy.sort(DesignTableModel::LengthColumn, Qt::AscendingOrder);
         QCOMPARE(column(DesignTableModel::LengthColumn), (QList<QVariant>{8ULL, 10ULL, 12ULL}));
-        proxy.setFilterFixedString(QStringLiteral("gcgc"));
+        // The filter box (case-insensitive, over the full bases).
+        QLineEdit* filter = view.findChild<QLineEdit*>();
+        QVERIFY(filter);
+        filter->setText(QStringLiteral("gcgc"));
         QCOMPARE(proxy.rowCount(), 1);
+        filter->clear();
+        QCOMPARE(proxy.rowCount(), 3);
+
+        // Star / discard toggle on the selection, and the verdict filter.
+        view.table()->selectRow(0);
+        view.starSelection();
+        const int starredRow = view.selectedSourceRows().first();
+        QCOMPARE(model.row(starredRow).flag, QStringLiteral("starred"));
+        view.setFlagFilter(DesignsView::FlagFilter::Starred);
+        QCOMPARE(proxy.rowCount(), 1);
+        view.setFlagFilter(DesignsView::FlagFilter::All);
+        view.table()->selectRow(1);
+        view.discardSelection();
+        view.setFlagFilter(DesignsView::FlagFilter::HideDiscarded);
+        QCOMPARE(proxy.rowCount(), 2);
+        view.setFlagFilter(DesignsView::FlagFilter::All);
+        view.table()->clearSelection();
+        view.table()->selectRow(proxy.mapFromSource(model.index(starredRow, 0)).row());
+        view.starSelection();  // starring a starred design clears it
+        QCOMPARE(model.row(starredRow).flag, QString());
+
+        // The minimum per-base score sorts numerically, unscored rows last in descending order.
+        model.setMinBaseScores(1, {-3.5, -0.5});
+        proxy.sort(DesignTableModel::MinBaseScoreColumn, Qt::DescendingOrder);
+        QCOMPARE(column(DesignTableModel::MinBaseScoreColumn), (QList<QVariant>{-0.5, -3.5, -1e300}));
     }
 };
 

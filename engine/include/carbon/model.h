@@ -32,6 +32,7 @@ public:
     const ModelConfig& config() const { return checkpoint_.config(); }
     const Tokenizer& tokenizer() const { return tokenizer_; }
     Backend& backend() { return *backend_; }
+    const Backend& backend() const { return *backend_; }
     // A one-time message for the user about the backend choice (empty when nothing to say).
     const std::string& notice() const { return notice_; }
 

@@ -71,6 +71,9 @@ struct DesignRecord {
     int64_t stream_index = 0;  // the random stream it drew from (reproduces it with the run seed)
     int64_t backtracks = 0;
     std::string created;
+    std::string flag;  // "", "starred" or "discarded": the user's verdict
+    // Lowest per-base log p of the design's "logp" track, set by add_design; NaN without one.
+    double min_base_logp = 0;
 };
 
 enum class TrackDType : uint8_t { F32 = 0, F16 = 1 };
@@ -134,6 +137,12 @@ public:
     int64_t add_design(DesignRecord d, std::vector<Track> tracks = {}, std::vector<Region> regions = {});
     int64_t add_track(const Track& t);
     void add_variants(std::vector<VariantRecord>& variants);  // sets their ids
+    // An edited sequence: new bases and the full new set of its regions, in one transaction.
+    void update_sequence(int64_t sequence_id, const std::string& bases, std::vector<Region> regions);
+    void rename_sequence(int64_t sequence_id, const std::string& name);
+    void set_design_flag(int64_t design_id, const std::string& flag);  // "", "starred", "discarded"
+    // A consistent copy of the committed project at `path` (which must not exist): Save As.
+    void save_copy(const std::string& path);
 
     // Reads.
     std::vector<SequenceRecord> list_sequences(bool with_bases = false);
@@ -159,6 +168,7 @@ private:
     void exec(const char* sql);
     int64_t insert_track(const Track& t);
     int64_t insert_region(const Region& r);
+    void check_design_flag(const std::string& flag) const;
     std::string path_;
     sqlite3* db_ = nullptr;
     int depth_ = 0;  // nested Transaction objects: only the outermost commits

@@ -1,0 +1,389 @@
+// Projects in the window, headless: a project file written by the storage layer opens into the
+// browser, editor and designs table; edits are autosaved into the file; a generation run lands
+// in the project with its per-base tracks, and pinned motifs become fixed template bases; star /
+// discard persist; FASTA and VCF import and every export go through the File menu (and a drop);
+// bad input reports file and line and stores nothing; Save As copies; overlaid design tracks.
+#include <QAction>
+#include <QDockWidget>
+#include <QFile>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QUndoStack>
+#include <QUrl>
+
+#include "carbon/storage/project.h"
+#include "carbon/test_model.h"
+#include "commands/insert_bases_command.h"
+#include "design_table_model.h"
+#include "designs_view.h"
+#include "generation_panel.h"
+#include "main_window.h"
+#include "project_browser.h"
+#include "project_store.h"
+#include "sequence_document.h"
+#include "sequence_editor.h"
+#include "track_chart_view.h"
+
+using namespace carbon::ui;
+namespace st = carbon::storage;
+
+// Note: a QSignalSpy on the store records on the store's thread, before the window's queued
+// slot for the same signal has run; the window's own state is therefore awaited with QTRY_*.
+
+namespace {
+
+QByteArray randomBases(int n, quint32 seed) {
+    QRandomGenerator rng(seed);
+    QByteArray s(n, 'A');
+    for (auto& c : s) c = "ACGT"[rng.bounded(4)];
+    return s;
+}
+
+// A project as another session (or carbon-cli) leaves it: two sequences, one with regions, and a
+// finished run with three designs, one of them starred.
+void writeProject(const QString& path, const QByteArray& first) {
+    auto p = st::Project::open(path.toStdString());
+    st::SequenceRecord a;
+    a.name = "promoter_a";
+    a.bases = first.toStdString();
+    const int64_t aid = p->add_sequence(a);
+    st::Region design;
+    design.sequence_id = aid;
+    design.kind = st::RegionKind::Design;
+    design.start = 100;
+    design.end = 160;
+    p->add_region(design);
+    st::SequenceRecord b;
+    b.name = "enhancer_b";
+    b.bases = randomBases(300, 9).toStdString();
+    p->add_sequence(b);
+    st::Run run;
+    run.kind = "generate";
+    run.settings = {{"sequence_id", std::to_string(aid)}, {"region_start", "100"}, {"region_length", "60"}};
+    const int64_t rid = p->begin_run(run);
+    for (int i = 0; i < 3; ++i) {
+        st::DesignRecord d;
+        d.run_id = rid;
+        d.name = "d" + std::to_string(i);
+        d.bases = randomBases(60, quint32(20 + i)).toStdString();
+        d.rank = i + 1;
+        d.design_logp = -1.3 - 0.1 * i;
+        d.flag = i == 1 ? "starred" : "";
+        p->add_design(d);
+    }
+    p->finish_run(rid, "finished", 0);
+}
+
+QAction* menuAction(MainWindow& w, const QString& text) {
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == text) return a;
+    return nullptr;
+}
+
+}  // namespace
+
+class TestProjectWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void openShowsBrowserEditorAndDesigns() {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("p.carbon"));
+        const QByteArray first = randomBases(500, 3);
+        writeProject(path, first);
+        MainWindow w;
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        QSignalSpy seqOpened(&w, &MainWindow::sequenceOpened);
+        w.openProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0 && seqOpened.count() > 0, 20000);
+        QCOMPARE(w.projectPath(), path);
+        QTreeWidget* tree = w.projectBrowser()->tree();
+        QCOMPARE(tree->topLevelItemCount(), 2);
+        QCOMPARE(tree->topLevelItem(0)->childCount(), 2);  // sequences
+        QCOMPARE(tree->topLevelItem(0)->child(1)->text(0), QStringLiteral("enhancer_b"));
+        QCOMPARE(tree->topLevelItem(1)->childCount(), 1);  // runs
+        QCOMPARE(w.designs()->rowCount(), 3);
+        QVERIFY(w.designs()->row(0).designId > 0);
+        QCOMPARE(w.designs()->row(1).flag, QStringLiteral("starred"));
+        QCOMPARE(w.designs()->row(0).regionStart, qsizetype(100));
+        // The first sequence is in the editor with its design region.
+        QCOMPARE(w.document()->bases(), first);
+        QCOMPARE(w.document()->regions().size(), 1);
+        QCOMPARE(w.document()->regions()[0].kind, Region::Kind::Design);
+        QCOMPARE(w.sequenceName(), QStringLiteral("promoter_a"));
+
+        // Activating the other sequence loads it; the run filter shows one run's designs.
+        seqOpened.clear();
+        emit tree->itemActivated(tree->topLevelItem(0)->child(1), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(seqOpened.count() > 0, 20000);
+        QCOMPARE(w.document()->size(), 300);
+        QCOMPARE(w.undoStack()->count(), 0);  // a loaded sequence is not an undoable edit
+        w.designsView()->setFlagFilter(DesignsView::FlagFilter::Starred);
+        QCOMPARE(w.designsView()->proxy()->rowCount(), 1);
+        w.designsView()->setFlagFilter(DesignsView::FlagFilter::All);
+
+        // A missing file is refused with its name.
+        QSignalSpy errors(&w, &MainWindow::projectError);
+        w.openProject(tmp.filePath(QStringLiteral("missing.carbon")));
+        QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
+        QVERIFY(errors.last().at(1).toString().contains(QStringLiteral("missing.carbon")));
+        QCOMPARE(w.projectPath(), path);  // the open project stays open
+    }
+
+    void editsAreAutosavedAndSurviveReopen() {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("p.carbon"));
+        const QByteArray first = randomBases(500, 3);
+        writeProject(path, first);
+        QByteArray expected;
+        {
+            MainWindow w;
+            QSignalSpy seqOpened(&w, &MainWindow::sequenceOpened);
+            w.openProject(path);
+            QTRY_VERIFY_WITH_TIMEOUT(seqOpened.count() > 0, 20000);
+            QSignalSpy saved(w.projectStore(), &ProjectStore::sequenceSaved);
+            w.undoStack()->push(new InsertBasesCommand(w.document(), 10, QByteArray("GGGGCCCC")));
+            w.editor()->setSelection(200, 230);
+            w.editor()->addRegionFromSelection(Region::Kind::Annotation);
+            QTRY_VERIFY_WITH_TIMEOUT(saved.count() > 0, 20000);
+            expected = w.document()->bases();
+            // One more edit, then close the window at once: the close flushes it to the file.
+            w.undoStack()->push(new InsertBasesCommand(w.document(), 0, QByteArray("TTT")));
+            expected.prepend("TTT");
+        }
+        auto p = st::Project::open(path.toStdString(), {.create = false});
+        const auto s = p->find_sequence("promoter_a");
+        QVERIFY(s.has_value());
+        QCOMPARE(QByteArray::fromStdString(s->bases), expected);
+        const auto regions = p->regions_of_sequence(s->id);
+        QCOMPARE(int(regions.size()), 2);
+        QCOMPARE(regions[0].start, int64_t(100 + 8 + 3));  // shifted by both inserts
+        QCOMPARE(regions[1].kind, st::RegionKind::Annotation);
+        QCOMPARE(regions[1].start, int64_t(200 + 3));
+    }
+
+    void newProjectTakesTheEditorsSequence() {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("new.carbon"));
+        MainWindow w;
+        const QByteArray seq = randomBases(120, 4);
+        w.document()->setBases(seq);
+        QSignalSpy saved(w.projectStore(), &ProjectStore::sequenceSaved);
+        w.newProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(saved.count() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.currentSequenceId() > 0, 20000);
+        auto p = st::Project::open(path.toStdString(), {.create = false});
+        const auto all = p->list_sequences(true);
+        QCOMPARE(int(all.size()), 1);
+        QCOMPARE(QByteArray::fromStdString(all[0].bases), seq);
+    }
+
+    void runIsStoredWithTracksAndPinnedMotif() {
+        QTemporaryDir tmp;
+        const QString modelDir = tmp.filePath(QStringLiteral("tiny"));
+        carbon::make_test_model(modelDir.toStdString(), {});
+        const QString path = tmp.filePath(QStringLiteral("p.carbon"));
+        QByteArray seq = randomBases(400, 7);
+        seq.replace(130, 6, "TATAAT");  // the motif to pin
+        MainWindow w;
+        w.document()->setBases(seq);
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.newProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.currentSequenceId() > 0, 20000);
+        w.loadModel(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
+
+        // Design region 120..168 with the pinned motif at 130..136: the template follows.
+        w.editor()->setSelection(120, 168);
+        w.editor()->addRegionFromSelection(Region::Kind::Design);
+        w.editor()->setSelection(130, 136);
+        w.editor()->addRegionFromSelection(Region::Kind::PinnedMotif);
+        const QString templ = w.generationPanel()->templateEdit()->text();
+        QCOMPARE(templ.size(), 48);
+        QCOMPARE(templ.mid(10, 6), QStringLiteral("TATAAT"));
+        QCOMPARE(templ.count(QLatin1Char('N')), qsizetype(42));
+        // Removing the pinned motif frees its bases again.
+        w.undoStack()->undo();
+        QCOMPARE(w.generationPanel()->templateEdit()->text(), QString(48, QLatin1Char('N')));
+        w.undoStack()->redo();
+        QCOMPARE(w.generationPanel()->templateEdit()->text().mid(10, 6), QStringLiteral("TATAAT"));
+
+        QSignalSpy stored(w.projectStore(), &ProjectStore::runStored);
+        w.generationPanel()->countSpin()->setValue(3);
+        w.runGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(stored.count() > 0, 120000);
+        QCOMPARE(w.designs()->rowCount(), 3);
+        QTRY_VERIFY_WITH_TIMEOUT(w.designs()->row(2).designId > 0, 20000);  // the spy sees the store's signal first
+        for (int r = 0; r < 3; ++r) {
+            const DesignRow& row = w.designs()->row(r);
+            QVERIFY(row.designId > 0);
+            QCOMPARE(row.design.bases.substr(10, 6), std::string("TATAAT"));
+            QVERIFY(!std::isnan(row.minBaseLogp));
+            QVERIFY(row.minBaseLogp <= row.design.design_logp);  // the minimum is at most the mean
+        }
+        w.designsView()->table()->selectRow(0);
+        w.designsView()->starSelection();
+        const qint64 starred = w.designs()->row(w.designsView()->selectedSourceRows().first()).designId;
+
+        // Overlay two stored designs' tracks in the chart.
+        w.designsView()->table()->selectAll();
+        QSignalSpy tracks(w.projectStore(), &ProjectStore::designTracks);
+        w.overlaySelectedDesigns();
+        QTRY_VERIFY_WITH_TIMEOUT(tracks.count() > 0, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.designChart()->seriesCount(), 3, 20000);
+
+        // What the file holds: the run with its settings, designs with 3 tracks each and regions.
+        QTest::qWait(200);  // the star is a queued write
+        auto p = st::Project::open(path.toStdString(), {.create = false});
+        const auto runs = p->list_runs();
+        QCOMPARE(int(runs.size()), 1);
+        QCOMPARE(runs[0].status, std::string("finished"));
+        QCOMPARE(runs[0].setting("template").value_or(""), templ.toStdString());
+        QCOMPARE(runs[0].setting("sequence_id").value_or(""), std::to_string(w.currentSequenceId()));
+        const auto designs = p->list_designs(runs[0].id);
+        QCOMPARE(int(designs.size()), 3);
+        for (const auto& d : designs) {
+            const auto t = p->tracks_of_design(d.id);
+            QCOMPARE(int(t.size()), 3);
+            QCOMPARE(t[0].length(), int64_t(48));
+            double mean = 0;
+            for (float v : t[0].values) mean += v;
+            QVERIFY(std::abs(mean / 48 - d.design_logp) < 1e-3);  // the track is the design's own score
+            const auto regions = p->regions_of_design(d.id);
+            QVERIFY(regions.size() >= 2);
+            QCOMPARE(regions[1].kind, st::RegionKind::Pinned);
+            QCOMPARE(regions[1].label, std::string("TATAAT"));
+        }
+        QCOMPARE(p->design(starred)->flag, std::string("starred"));
+    }
+
+    void importAndExportThroughTheMenus() {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("p.carbon"));
+        const QByteArray first = randomBases(500, 3);
+        writeProject(path, first);
+        MainWindow w;
+        QSignalSpy seqOpened(&w, &MainWindow::sequenceOpened);
+        w.openProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(seqOpened.count() > 0, 20000);
+        QSignalSpy added(w.projectStore(), &ProjectStore::sequencesAdded);
+        QSignalSpy errors(&w, &MainWindow::projectError);
+
+        // Import FASTA from the menu.
+        const QString fa = tmp.filePath(QStringLiteral("in.fa"));
+        {
+            QFile f(fa);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(">alpha first\nACGTACGTAC\nGGCC\n>beta\nTTTTAAAA\n");
+        }
+        QAction* importFa = menuAction(w, QStringLiteral("&Import FASTA…"));
+        QVERIFY(importFa);
+        w.setNextFileAnswer(fa);
+        importFa->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(added.count() > 0, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.projectBrowser()->tree()->topLevelItem(0)->childCount(), 4, 20000);
+
+        // A malformed FASTA: the error names file and line, and nothing of it is stored.
+        const QString bad = tmp.filePath(QStringLiteral("bad.fa"));
+        {
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(">ok\nACGT\n>broken\nAC1GT\n");
+        }
+        w.setNextFileAnswer(bad);
+        importFa->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
+        QVERIFY2(errors.last().at(1).toString().contains(QStringLiteral("bad.fa:4")), qPrintable(errors.last().at(1).toString()));
+        QCOMPARE(w.projectBrowser()->tree()->topLevelItem(0)->childCount(), 4);
+
+        // A drop of a FASTA file imports it too.
+        const QString dropped = tmp.filePath(QStringLiteral("dropped.fasta"));
+        {
+            QFile f(dropped);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(">gamma\nACGTTGCA\n");
+        }
+        added.clear();
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(dropped)});
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop);
+        QTRY_VERIFY_WITH_TIMEOUT(added.count() > 0, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.projectBrowser()->tree()->topLevelItem(0)->childCount(), 5, 20000);
+
+        // A VCF onto the current sequence (promoter_a): REF must match the stored base.
+        const QString vcf = tmp.filePath(QStringLiteral("v.vcf"));
+        {
+            QFile f(vcf);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n");
+            f.write("promoter_a\t5\tv1\t" + first.mid(4, 1) + "\t" + (first[4] == 'A' ? "C" : "A") + "\t.\t.\t.\n");
+        }
+        QSignalSpy variants(w.projectStore(), &ProjectStore::variantsImported);
+        w.setNextFileAnswer(vcf);
+        menuAction(w, QStringLiteral("Import &VCF onto Current Sequence…"))->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(variants.count() > 0, 20000);
+        QVERIFY(variants.last().at(0).toString().contains(QStringLiteral("1 SNV")));
+
+        // Export the selected designs as FASTA, and one as GenBank, from the menu.
+        QSignalSpy exported(w.projectStore(), &ProjectStore::exported);
+        w.designsView()->table()->selectRow(0);
+        w.designsView()->table()->selectionModel()->select(w.designsView()->proxy()->index(2, 0),
+                                                           QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        const QString outFa = tmp.filePath(QStringLiteral("out.fa"));
+        w.setNextFileAnswer(outFa);
+        menuAction(w, QStringLiteral("Selected Designs as &FASTA…"))->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(exported.count() > 0, 20000);
+        QFile out(outFa);
+        QVERIFY(out.open(QIODevice::ReadOnly));
+        const QByteArray text = out.readAll();
+        QCOMPARE(text.count('>'), 2);
+        QVERIFY(text.contains("rank=1") && text.contains("rank=3"));
+        const QString gb = tmp.filePath(QStringLiteral("out"));
+        w.setNextFileAnswer(gb);
+        menuAction(w, QStringLiteral("Design as &GenBank…"))->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(exported.count() > 1, 20000);
+        QFile gbFile(gb + QStringLiteral(".gb"));  // the format's extension is added
+        QVERIFY(gbFile.open(QIODevice::ReadOnly));
+        QVERIFY(gbFile.readAll().startsWith("LOCUS"));
+
+        // Save As: the copy is opened and holds everything.
+        const QString copy = tmp.filePath(QStringLiteral("copy.carbon"));
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.saveProjectAs(copy);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
+        QCOMPARE(w.projectPath(), copy);
+        auto p = st::Project::open(copy.toStdString(), {.create = false});
+        QCOMPARE(p->count("sequences"), int64_t(5));
+        QCOMPARE(p->count("designs"), int64_t(3));
+        QCOMPARE(p->count("variants"), int64_t(1));
+    }
+
+    void withoutAProjectNothingIsStoredAndExportSaysWhy() {
+        MainWindow w;
+        QSignalSpy errors(&w, &MainWindow::projectError);
+        w.exportDesignsInteractive(ExportFormat::DesignsFasta);
+        QCOMPARE(errors.count(), 1);
+        QVERIFY(errors.last().at(1).toString().contains(QStringLiteral("open or create")));
+        QVERIFY(w.projectBrowser()->tree()->topLevelItemCount() == 0);
+    }
+};
+
+QTEST_MAIN(TestProjectWindow)
+#include "test_project_window.moc"

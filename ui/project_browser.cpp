@@ -1,0 +1,144 @@
+// ProjectBrowser: a QTreeWidget with two branches; items keep the stored id in Qt::UserRole.
+#include "project_browser.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace carbon::ui {
+
+namespace {
+constexpr int kIdRole = Qt::UserRole;
+constexpr int kKindRole = Qt::UserRole + 1;  // 1 = sequence, 2 = run
+enum { kSequence = 1, kRun = 2 };
+
+QString when(const QString& iso) {
+    const QDateTime t = QDateTime::fromString(iso, Qt::ISODate);
+    return t.isValid() ? QLocale().toString(t.toLocalTime(), QLocale::ShortFormat) : iso;
+}
+}  // namespace
+
+ProjectBrowser::ProjectBrowser(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    header_ = new QLabel(this);
+    header_->setWordWrap(true);
+    header_->setAccessibleName(tr("Project"));
+    layout->addWidget(header_);
+    tree_ = new QTreeWidget(this);
+    tree_->setAccessibleName(tr("Project contents"));
+    tree_->setColumnCount(2);
+    tree_->setHeaderLabels({tr("Name"), tr("Details")});
+    tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    tree_->setUniformRowHeights(true);
+    layout->addWidget(tree_);
+    connect(tree_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+        const qint64 id = item->data(0, kIdRole).toLongLong();
+        switch (item->data(0, kKindRole).toInt()) {
+            case kSequence: emit openSequence(id); break;
+            case kRun: emit showRun(id); break;
+            default:
+                if (item == runs_) emit showRun(0);
+                break;
+        }
+    });
+    showNoProject();
+}
+
+void ProjectBrowser::showNoProject() {
+    tree_->clear();
+    sequences_ = runs_ = nullptr;
+    header_->setText(tr("No project open. File > New Project or Open Project; designs made without a project are not saved."));
+    tree_->setEnabled(false);
+}
+
+void ProjectBrowser::showProject(const ProjectSnapshot& snap) {
+    tree_->setUpdatesEnabled(false);
+    tree_->clear();
+    tree_->setEnabled(true);
+    header_->setText(QFileInfo(snap.path).fileName());
+    header_->setToolTip(snap.path);
+    sequences_ = new QTreeWidgetItem(tree_, {tr("Sequences")});
+    runs_ = new QTreeWidgetItem(tree_, {tr("Runs")});
+    runs_->setToolTip(0, tr("Activate to show the designs of every run"));
+    for (const StoredSequence& s : snap.sequences) sequences_->addChild(sequenceItem(s));
+    for (const StoredRun& r : snap.runs) runs_->addChild(runItem(r));
+    sequences_->setExpanded(true);
+    runs_->setExpanded(true);
+    updateCounts();
+    if (snap.variants) header_->setText(header_->text() + tr("  (%n variant(s))", nullptr, int(snap.variants)));
+    tree_->setUpdatesEnabled(true);
+}
+
+QTreeWidgetItem* ProjectBrowser::sequenceItem(const StoredSequence& s) {
+    auto* item = new QTreeWidgetItem({s.name, tr("%1 bp").arg(QLocale().toString(s.length))});
+    item->setData(0, kIdRole, s.id);
+    item->setData(0, kKindRole, kSequence);
+    QString tip = s.description.isEmpty() ? s.name : s.name + QStringLiteral(" — ") + s.description;
+    if (!s.origin.isEmpty()) tip += tr("\nFrom: %1").arg(s.origin);
+    item->setToolTip(0, tip);
+    QFont f = item->font(0);
+    f.setBold(s.id == current_);
+    item->setFont(0, f);
+    return item;
+}
+
+QTreeWidgetItem* ProjectBrowser::runItem(const StoredRun& r) {
+    QString detail = tr("%1, %n design(s), %2", nullptr, r.designCount).arg(r.kind, when(r.started));
+    if (r.status != QLatin1String("finished")) detail += QStringLiteral(" (%1)").arg(r.status);
+    auto* item = new QTreeWidgetItem({tr("Run %1").arg(r.id), detail});
+    item->setData(0, kIdRole, r.id);
+    item->setData(0, kKindRole, kRun);
+    QString tip = tr("Model: %1\nBackend: %2\nSeed: %3").arg(r.modelPath, r.backend).arg(r.seed);
+    if (r.basesPerSecond > 0) tip += tr("\n%1 bp/s").arg(r.basesPerSecond, 0, 'f', 1);
+    const QString acc = r.setting(QStringLiteral("spec_acceptance_rate"));
+    if (!acc.isEmpty())
+        tip += tr("\nSpeculative: %1% accepted, %2 tokens per target pass, speed-up %3x")
+                   .arg(100.0 * acc.toDouble(), 0, 'f', 1)
+                   .arg(r.setting(QStringLiteral("spec_tokens_per_target_pass")).toDouble(), 0, 'f', 2)
+                   .arg(r.setting(QStringLiteral("spec_speedup")).toDouble(), 0, 'f', 2);
+    item->setToolTip(0, tip);
+    item->setToolTip(1, tip);
+    return item;
+}
+
+void ProjectBrowser::addSequences(const QList<StoredSequence>& sequences) {
+    if (!sequences_) return;
+    for (const StoredSequence& s : sequences) sequences_->addChild(sequenceItem(s));
+    updateCounts();
+}
+
+void ProjectBrowser::addRun(const StoredRun& run) {
+    if (!runs_) return;
+    runs_->addChild(runItem(run));
+    updateCounts();
+}
+
+void ProjectBrowser::setCurrentSequence(qint64 id) {
+    current_ = id;
+    if (!sequences_) return;
+    for (int i = 0; i < sequences_->childCount(); ++i) {
+        QTreeWidgetItem* item = sequences_->child(i);
+        QFont f = item->font(0);
+        f.setBold(item->data(0, kIdRole).toLongLong() == id);
+        item->setFont(0, f);
+    }
+}
+
+void ProjectBrowser::updateSequenceLength(qint64 id, qint64 length) {
+    if (!sequences_) return;
+    for (int i = 0; i < sequences_->childCount(); ++i)
+        if (sequences_->child(i)->data(0, kIdRole).toLongLong() == id)
+            sequences_->child(i)->setText(1, tr("%1 bp").arg(QLocale().toString(length)));
+}
+
+void ProjectBrowser::updateCounts() {
+    if (sequences_) sequences_->setText(1, QString::number(sequences_->childCount()));
+    if (runs_) runs_->setText(1, QString::number(runs_->childCount()));
+}
+
+}  // namespace carbon::ui

@@ -1,0 +1,45 @@
+// ProjectBrowser: the open project's sequences and runs as a tree (the project dock). Opening a
+// sequence loads it into the editor; activating a run shows its designs in the designs table.
+#pragma once
+
+#include <QWidget>
+
+#include "project_types.h"
+
+class QLabel;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace carbon::ui {
+
+class ProjectBrowser : public QWidget {
+    Q_OBJECT
+public:
+    explicit ProjectBrowser(QWidget* parent = nullptr);
+    QTreeWidget* tree() const { return tree_; }
+
+public slots:
+    void showProject(const carbon::ui::ProjectSnapshot& snapshot);
+    void showNoProject();
+    void addSequences(const QList<carbon::ui::StoredSequence>& sequences);
+    void addRun(const carbon::ui::StoredRun& run);
+    void setCurrentSequence(qint64 id);  // shown in bold
+    void updateSequenceLength(qint64 id, qint64 length);
+
+signals:
+    void openSequence(qint64 id);
+    void showRun(qint64 runId);  // 0: every run
+
+private:
+    QTreeWidgetItem* sequenceItem(const StoredSequence& s);
+    QTreeWidgetItem* runItem(const StoredRun& r);
+    void updateCounts();
+
+    QLabel* header_;
+    QTreeWidget* tree_;
+    QTreeWidgetItem* sequences_ = nullptr;
+    QTreeWidgetItem* runs_ = nullptr;
+    qint64 current_ = 0;
+};
+
+}  // namespace carbon::ui

@@ -1,0 +1,365 @@
+// ProjectStore: storage calls behind queued slots; see project_store.h.
+#include "project_store.h"
+
+#include <QFileInfo>
+#include <QLocale>
+#include <filesystem>
+#include <fstream>
+
+#include "carbon/common.h"
+#include "carbon/storage/engine_results.h"
+#include "carbon/storage/fasta.h"
+#include "carbon/storage/formats.h"
+#include "carbon/storage/project.h"
+#include "analysis_types.h"
+#include "engine_worker.h"
+
+namespace carbon::ui {
+
+namespace st = carbon::storage;
+
+void registerProjectMetaTypes() {
+    qRegisterMetaType<carbon::ui::ProjectSnapshot>();
+    qRegisterMetaType<carbon::ui::StoredSequence>();
+    qRegisterMetaType<carbon::ui::StoredRun>();
+    qRegisterMetaType<carbon::ui::StoredDesign>();
+    qRegisterMetaType<carbon::ui::RunToStore>();
+    qRegisterMetaType<carbon::ui::ExportRequest>();
+    qRegisterMetaType<QList<carbon::ui::Region>>();
+    qRegisterMetaType<QList<carbon::ui::StoredSequence>>();
+    qRegisterMetaType<QList<carbon::ui::StoredDesign>>();
+    qRegisterMetaType<QList<qint64>>();
+    qRegisterMetaType<QList<QVector<float>>>();
+    qRegisterMetaType<QList<carbon::Design>>();
+    qRegisterMetaType<QList<carbon::ui::ScoreTrack>>();
+}
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+StoredSequence toStored(const st::SequenceRecord& s) {
+    StoredSequence out;
+    out.id = s.id;
+    out.name = q(s.name);
+    out.description = q(s.description);
+    out.origin = q(s.origin);
+    out.modified = q(s.modified);
+    out.length = s.length;
+    return out;
+}
+
+StoredRun toStored(const st::Run& r, int designs) {
+    StoredRun out;
+    out.id = r.id;
+    out.kind = q(r.kind);
+    out.status = q(r.status);
+    out.started = q(r.started);
+    out.modelPath = q(r.model_path);
+    out.backend = q(r.backend);
+    out.basesPerSecond = r.bases_per_second;
+    out.seed = r.seed;
+    out.designCount = designs;
+    for (const auto& [k, v] : r.settings) out.settings.append({q(k), q(v)});
+    return out;
+}
+
+StoredDesign toStored(const st::DesignRecord& d) {
+    StoredDesign out;
+    out.id = d.id;
+    out.runId = d.run_id;
+    out.sequenceId = d.sequence_id;
+    out.name = q(d.name);
+    out.flag = q(d.flag);
+    out.minBaseLogp = d.min_base_logp;
+    out.design.index = size_t(d.stream_index);
+    out.design.bases = d.bases;
+    out.design.design_logp = d.design_logp;
+    out.design.ranking_logp = d.ranking_logp;
+    out.design.rank = d.rank;
+    out.design.backtracks = size_t(d.backtracks);
+    return out;
+}
+
+Region::Kind editorKind(st::RegionKind k) {
+    switch (k) {
+        case st::RegionKind::Design: return Region::Kind::Design;
+        case st::RegionKind::Pinned: return Region::Kind::PinnedMotif;
+        case st::RegionKind::Annotation: break;
+    }
+    return Region::Kind::Annotation;
+}
+
+st::RegionKind fileKind(Region::Kind k) {
+    switch (k) {
+        case Region::Kind::Design: return st::RegionKind::Design;
+        case Region::Kind::PinnedMotif: return st::RegionKind::Pinned;
+        case Region::Kind::Annotation: break;
+    }
+    return st::RegionKind::Annotation;
+}
+
+// Writes through "<path>.partial" and renames, so a failed export never leaves a truncated file
+// under the name the user chose.
+template <class Write>
+void writeAtomically(const QString& path, Write&& write) {
+    const std::string final = path.toStdString(), partial = final + ".partial";
+    {
+        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+        if (!out) throw Error("cannot write " + partial);
+        try {
+            write(out);
+        } catch (...) {
+            out.close();
+            std::filesystem::remove(partial);
+            throw;
+        }
+        out.close();
+        if (!out) {
+            std::filesystem::remove(partial);
+            throw Error("cannot write " + partial + " (disk full?)");
+        }
+    }
+    std::filesystem::rename(partial, final);
+}
+
+}  // namespace
+
+ProjectStore::ProjectStore(QObject* parent) : QObject(parent) { registerProjectMetaTypes(); }
+ProjectStore::~ProjectStore() = default;
+
+bool ProjectStore::requireOpen(const QString& what) {
+    if (project_) return true;
+    emit failed(what, tr("No project is open: create or open one first (File > New Project or Open Project)."));
+    return false;
+}
+
+StoredSequence ProjectStore::sequenceInfo(qint64 id) {
+    const auto s = project_->sequence(id);
+    if (!s) return {};
+    StoredSequence out = toStored(*s);
+    out.length = qint64(s->bases.size());
+    return out;
+}
+
+void ProjectStore::open(const QString& path, bool create) {
+    try {
+        st::OpenOptions o;
+        o.create = create;
+        if (!create && !QFileInfo::exists(path)) throw Error(path.toStdString() + ": no such project file");
+        auto p = st::Project::open(path.toStdString(), o);
+        ProjectSnapshot snap;
+        snap.path = path;
+        for (const auto& s : p->list_sequences()) snap.sequences.append(toStored(s));
+        QHash<qint64, int> perRun;
+        for (const auto& d : p->list_designs(0, true)) {
+            snap.designs.append(toStored(d));
+            ++perRun[d.run_id];
+        }
+        for (const auto& r : p->list_runs()) snap.runs.append(toStored(r, perRun.value(r.id)));
+        snap.variants = p->count("variants");
+        project_ = std::move(p);
+        emit opened(snap);
+    } catch (const std::exception& e) {
+        emit failed(tr("Open project"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::close() {
+    project_.reset();
+    emit closed();
+}
+
+void ProjectStore::loadSequence(qint64 id) {
+    if (!requireOpen(tr("Open sequence"))) return;
+    try {
+        const auto s = project_->sequence(id);
+        if (!s) throw Error(project_->path() + ": no sequence with id " + std::to_string(id));
+        QList<Region> regions;
+        for (const st::Region& r : project_->regions_of_sequence(id)) {
+            Region e;
+            e.kind = editorKind(r.kind);
+            e.start = qsizetype(r.start);
+            e.end = qsizetype(r.end);
+            e.label = q(r.label);
+            e.templ = QByteArray::fromStdString(r.template_iupac);
+            regions.append(e);
+        }
+        StoredSequence info = toStored(*s);
+        info.length = qint64(s->bases.size());
+        emit sequenceLoaded(info, QByteArray::fromStdString(s->bases), regions);
+    } catch (const std::exception& e) {
+        emit failed(tr("Open sequence"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::saveSequence(quint64 token, qint64 id, const QString& name, const QByteArray& bases, const QList<Region>& regions) {
+    if (!requireOpen(tr("Save sequence"))) return;
+    try {
+        std::vector<st::Region> rs;
+        for (const Region& r : regions) {
+            st::Region f;
+            f.kind = fileKind(r.kind);
+            f.start = r.start;
+            f.end = r.end;
+            f.label = r.label.toStdString();
+            f.template_iupac = r.templ.toStdString();
+            rs.push_back(f);
+        }
+        if (id == 0) {
+            st::Transaction t(*project_);  // the new sequence and its regions together
+            st::SequenceRecord s;
+            s.name = name.toStdString();
+            s.bases = bases.toStdString();
+            s.origin = "edited in Carbon Studio";
+            id = project_->add_sequence(s);
+            for (st::Region& r : rs) {
+                r.sequence_id = id;
+                project_->add_region(r);
+            }
+            t.commit();
+            emit sequencesAdded({sequenceInfo(id)}, {});
+        } else {
+            project_->update_sequence(id, bases.toStdString(), rs);
+        }
+        emit sequenceSaved(token, id);
+    } catch (const std::exception& e) {
+        emit failed(tr("Save sequence"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::importFasta(const QString& path) {
+    if (!requireOpen(tr("Import FASTA"))) return;
+    try {
+        const st::FastaImportResult r = st::import_fasta(*project_, path.toStdString());
+        QList<StoredSequence> added;
+        for (int64_t id : r.sequence_ids) added.append(sequenceInfo(id));
+        QString summary = tr("%1: %n sequence(s), %2 bp imported", nullptr, int(r.sequence_ids.size()))
+                              .arg(QFileInfo(path).fileName(), QLocale().toString(qint64(r.bases)));
+        if (r.unnamed) summary += tr("; %n record(s) without a name were named record_N", nullptr, int(r.unnamed));
+        emit sequencesAdded(added, summary);
+    } catch (const std::exception& e) {
+        emit failed(tr("Import FASTA"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::importVcf(const QString& path, const QString& sequenceName) {
+    if (!requireOpen(tr("Import VCF"))) return;
+    try {
+        const st::VcfImportResult r = st::import_vcf(*project_, path.toStdString(), sequenceName.toStdString());
+        QStringList skipped;
+        for (const std::string& s : r.skipped) skipped << q(s);
+        emit variantsImported(tr("%1: %n SNV(s) imported", nullptr, int(r.imported)).arg(QFileInfo(path).fileName()) +
+                                  (skipped.isEmpty() ? QString() : tr(", %n record(s) skipped", nullptr, int(skipped.size()))),
+                              skipped);
+    } catch (const std::exception& e) {
+        emit failed(tr("Import VCF"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::storeRun(const RunToStore& run) {
+    if (!requireOpen(tr("Store run"))) return;
+    try {
+        st::RunSettings settings = st::generation_settings(run.request);
+        settings.push_back({"sequence_id", std::to_string(run.sequenceId)});
+        settings.push_back({"region_start", std::to_string(run.regionStart)});
+        settings.push_back({"region_length", std::to_string(run.regionLength)});
+        settings.push_back({"draft", run.draftDir.toStdString()});
+        for (const auto& [k, v] : run.extraSettings) settings.push_back({k.toStdString(), v.toStdString()});
+        st::Run r = st::make_run(run.modelDir.toStdString(), run.backend.toStdString(), "generate", run.request.sampling.seed,
+                                 std::move(settings));
+        QList<StoredDesign> stored;
+        st::Transaction t(*project_);  // the run, every design, its tracks and regions: all or nothing
+        const int64_t sequenceId = run.sequenceId && project_->sequence(run.sequenceId) ? run.sequenceId : 0;
+        const int64_t runId = project_->begin_run(r);
+        for (qsizetype i = 0; i < run.designs.size(); ++i) {
+            const Design& d = run.designs[i];
+            std::vector<st::Track> tracks;
+            if (size_t(i) < run.tracks.size()) tracks = st::base_score_tracks(run.tracks[size_t(i)]);
+            st::DesignRecord rec = st::design_record(d, runId, sequenceId);
+            const int64_t id = project_->add_design(rec, std::move(tracks), st::design_regions(run.request.template_iupac, d.bases.size()));
+            if (auto back = project_->design(id)) stored.append(toStored(*back));
+        }
+        project_->finish_run(runId, "finished", run.basesPerSecond);
+        t.commit();
+        const auto back = project_->run(runId);
+        emit runStored(run.requestId, back ? toStored(*back, int(stored.size())) : StoredRun{}, stored);
+    } catch (const std::exception& e) {
+        emit failed(tr("Store run"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::setDesignFlag(qint64 designId, const QString& flag) {
+    if (!requireOpen(tr("Star / discard design"))) return;
+    try {
+        project_->set_design_flag(designId, flag.toStdString());
+    } catch (const std::exception& e) {
+        emit failed(tr("Star / discard design"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::exportFile(const ExportRequest& request) {
+    if (!requireOpen(tr("Export"))) return;
+    try {
+        std::vector<int64_t> ids(request.designIds.begin(), request.designIds.end());
+        auto firstDesign = [&]() -> int64_t {
+            if (ids.empty()) throw Error("select a design to export first");
+            return ids.front();
+        };
+        writeAtomically(request.path, [&](std::ostream& out) {
+            switch (request.format) {
+                case ExportFormat::DesignsFasta: st::export_designs_fasta(*project_, out, ids, 60); break;
+                case ExportFormat::DesignsTsv: st::export_designs_table(*project_, out, ids, '\t'); break;
+                case ExportFormat::DesignsCsv: st::export_designs_table(*project_, out, ids, ','); break;
+                case ExportFormat::GenBank: st::export_genbank(*project_, out, firstDesign()); break;
+                case ExportFormat::BedGraph:
+                case ExportFormat::Wig: {
+                    st::TrackOwner owner;
+                    if (request.sequenceId) owner.sequence_id = request.sequenceId;
+                    else owner.design_id = firstDesign();
+                    if (request.format == ExportFormat::BedGraph)
+                        st::export_track_bedgraph(*project_, out, owner, request.trackKind.toStdString());
+                    else
+                        st::export_track_wig(*project_, out, owner, request.trackKind.toStdString());
+                    break;
+                }
+                case ExportFormat::SequencesFasta: st::export_sequences_fasta(*project_, out, 60); break;
+            }
+        });
+        emit exported(request.path);
+    } catch (const std::exception& e) {
+        emit failed(tr("Export"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::saveCopy(const QString& path) {
+    if (!requireOpen(tr("Save project as"))) return;
+    try {
+        project_->save_copy(path.toStdString());
+    } catch (const std::exception& e) {
+        emit failed(tr("Save project as"), QString::fromUtf8(e.what()));
+        return;
+    }
+    open(path, false);
+}
+
+void ProjectStore::loadDesignTracks(quint64 token, const QList<qint64>& designIds, const QString& kind) {
+    if (!requireOpen(tr("Load design tracks"))) return;
+    try {
+        QList<qint64> ids;
+        QList<QVector<float>> values;
+        for (qint64 id : designIds) {
+            for (const st::Track& t : project_->tracks_of_design(id)) {
+                if (t.kind != kind.toStdString() || t.width != 1) continue;
+                ids << id;
+                values << QVector<float>(t.values.begin(), t.values.end());
+                break;
+            }
+        }
+        emit designTracks(token, ids, values);
+    } catch (const std::exception& e) {
+        emit failed(tr("Load design tracks"), QString::fromUtf8(e.what()));
+    }
+}
+
+}  // namespace carbon::ui

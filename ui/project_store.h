@@ -1,0 +1,63 @@
+// ProjectStore: the open project file, on its own thread. It owns the only SQLite connection the
+// application holds; the GUI reaches it through queued signals and gets results back the same
+// way, so neither a 10,000-design listing nor a large import ever runs on the GUI thread.
+// Every write is one transaction (a run with its designs, tracks and regions lands whole, or
+// nothing of it does); errors come back as failed() with the storage layer's message.
+#pragma once
+
+#include <QObject>
+#include <memory>
+
+#include "project_types.h"
+
+namespace carbon::storage {
+class Project;
+}
+
+namespace carbon::ui {
+
+class ProjectStore : public QObject {
+    Q_OBJECT
+public:
+    explicit ProjectStore(QObject* parent = nullptr);
+    ~ProjectStore() override;
+
+public slots:
+    void open(const QString& path, bool create);
+    void close();
+    void loadSequence(qint64 id);
+    // Autosave of the edited sequence: id 0 adds it (sequenceSaved reports the new id).
+    void saveSequence(quint64 token, qint64 id, const QString& name, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
+    void importFasta(const QString& path);
+    void importVcf(const QString& path, const QString& sequenceName);
+    void storeRun(const carbon::ui::RunToStore& run);
+    void setDesignFlag(qint64 designId, const QString& flag);
+    void exportFile(const carbon::ui::ExportRequest& request);
+    void saveCopy(const QString& path);  // Save As: a copy of the committed project, then opened
+    void loadDesignTracks(quint64 token, const QList<qint64>& designIds, const QString& kind);
+
+signals:
+    void opened(const carbon::ui::ProjectSnapshot& snapshot);
+    void closed();
+    void sequenceLoaded(const carbon::ui::StoredSequence& info, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
+    void sequenceSaved(quint64 token, qint64 id);
+    // New sequences after an import, with a one-line summary for the user.
+    void sequencesAdded(const QList<carbon::ui::StoredSequence>& sequences, const QString& summary);
+    void variantsImported(const QString& summary, const QStringList& skipped);
+    void runStored(quint64 requestId, const carbon::ui::StoredRun& run, const QList<carbon::ui::StoredDesign>& designs);
+    void exported(const QString& path);
+    void designTracks(quint64 token, const QList<qint64>& designIds, const QList<QVector<float>>& values);
+    // `what` says which operation failed ("Import FASTA", "Open project", ...).
+    void failed(const QString& what, const QString& error);
+
+private:
+    bool requireOpen(const QString& what);
+    StoredSequence sequenceInfo(qint64 id);
+
+    std::unique_ptr<carbon::storage::Project> project_;
+};
+
+// Registers the project types used in queued signals (call once before connecting).
+void registerProjectMetaTypes();
+
+}  // namespace carbon::ui
