@@ -103,13 +103,26 @@ void DesignTableModel::addDesign(const carbon::Design& design, quint64 run, qsiz
     addRow(std::move(r));
 }
 
-void DesignTableModel::addRow(DesignRow r) {
+namespace {
+void setGc(DesignRow& r) {
     qsizetype gc = 0;
     for (char c : r.design.bases) gc += (c == 'G' || c == 'C');
     r.gcPercent = r.design.bases.empty() ? 0.0 : 100.0 * double(gc) / double(r.design.bases.size());
+}
+}  // namespace
+
+void DesignTableModel::addRow(DesignRow r) {
+    setGc(r);
     beginInsertRows({}, int(rows_.size()), int(rows_.size()));
     rows_.append(std::move(r));
     endInsertRows();
+}
+
+void DesignTableModel::setRows(QList<DesignRow> rows) {
+    for (DesignRow& r : rows) setGc(r);
+    beginResetModel();
+    rows_ = std::move(rows);
+    endResetModel();
 }
 
 void DesignTableModel::attachStored(quint64 request, qint64 runId, const QList<qint64>& designIds) {

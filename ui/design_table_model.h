@@ -43,6 +43,7 @@ public:
 
     void addDesign(const carbon::Design& design, quint64 run, qsizetype regionStart, qsizetype regionLength);
     void addRow(DesignRow row);  // a stored design, or one with every field set
+    void setRows(QList<DesignRow> rows);  // replaces every row (one model reset: a project's designs)
     void clear();
     const DesignRow& row(int r) const { return rows_[r]; }
     // After a run is stored: its rows (those of `request` not yet stored, in rank order) get the

@@ -266,7 +266,8 @@ void MainWindow::onProjectOpened(const ProjectSnapshot& snap) {
     // The stored designs, with the run each came from; the table is the project's from now on.
     QHash<qint64, const StoredRun*> runs;
     for (const StoredRun& r : snap.runs) runs.insert(r.id, &r);
-    designs_->clear();
+    QList<DesignRow> rows;
+    rows.reserve(snap.designs.size());
     for (const StoredDesign& d : snap.designs) {
         DesignRow row;
         row.design = d.design;
@@ -283,8 +284,9 @@ void MainWindow::onProjectOpened(const ProjectSnapshot& snap) {
                                     !r->setting(QStringLiteral("forbid")).isEmpty() ||
                                     r->setting(QStringLiteral("gc_min")).toDouble() > 0 || r->setting(QStringLiteral("gc_max")).toDouble() < 1;
         }
-        designs_->addRow(row);
+        rows.append(std::move(row));
     }
+    designs_->setRows(std::move(rows));
     designsView_->setRunFilter(0);
     runLog_->note(tr("Opened project %1: %n sequence(s), ", nullptr, int(snap.sequences.size())).arg(snap.path) +
                   tr("%n run(s), ", nullptr, int(snap.runs.size())) + tr("%n design(s)", nullptr, int(snap.designs.size())));
