@@ -9,6 +9,7 @@
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QLabel>
+#include <QMessageBox>
 #include <QMenuBar>
 #include <QScrollArea>
 #include <QActionGroup>
@@ -16,6 +17,8 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolBar>
+#include <QStackedWidget>
+#include <QTemporaryDir>
 #include <QUndoStack>
 
 #include "commands/replace_bases_command.h"
@@ -27,6 +30,7 @@
 #include "sequence_editor.h"
 #include "run_log.h"
 #include "theme.h"
+#include "welcome_page.h"
 
 namespace carbon::ui {
 
@@ -35,7 +39,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     doc_ = new SequenceDocument(this);
     undo_ = new QUndoStack(this);
     editor_ = new SequenceEditor(doc_, undo_, this);
-    setCentralWidget(editor_);
+    // The centre: the welcome page until something is opened, then the sequence editor.
+    centre_ = new QStackedWidget(this);
+    welcome_ = new WelcomePage;
+    centre_->addWidget(welcome_);
+    centre_->addWidget(editor_);
+    setCentralWidget(centre_);
 
     auto addDock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area, bool scroll) {
         auto* dock = new QDockWidget(title, this);
@@ -192,6 +201,16 @@ void MainWindow::createActions() {
     QMenu* gen = menuBar()->addMenu(tr("&Generate"));
     QAction* run = action(gen, tr("&Run"), {QKeySequence(tr("Ctrl+R")), QKeySequence(Qt::Key_F5)}, &MainWindow::runGeneration);
     QAction* cancel = action(gen, tr("&Cancel"), {QKeySequence(tr("Ctrl+.")), QKeySequence(tr("Shift+F5"))}, &MainWindow::cancelGeneration);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    action(help, tr("&Welcome Page"), {QKeySequence::HelpContents}, [this] { showWelcome(); });
+    action(help, tr("Open the &Sample Project"), {}, [this] { openSampleProject(); });
+    action(help, tr("&About Carbon Studio"), {}, [this] {
+        QMessageBox::about(this, tr("About Carbon Studio"),
+                           tr("<p><b>Carbon Studio %1</b></p><p>Design regulatory DNA with the Carbon language models "
+                              "(HuggingFaceBio Carbon-500M, 3B and 8B).</p><p>Engine backend in this build: CPU.</p>")
+                               .arg(QStringLiteral(CARBON_VERSION)));
+    });
 
     QToolBar* bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("mainToolBar"));

@@ -6,13 +6,17 @@
 #include <QHash>
 #include <QMainWindow>
 #include <QThread>
+#include <memory>
 
 #include "carbon/fns_generate.h"
 #include "engine_worker.h"
 #include "project_types.h"
 
+class QAction;
 class QLabel;
 class QMenu;
+class QStackedWidget;
+class QTemporaryDir;
 class QTimer;
 class QUndoStack;
 
@@ -28,6 +32,7 @@ class ModelPanel;
 class ProjectBrowser;
 class ProjectStore;
 class TrackChartView;
+class WelcomePage;
 class RunLog;
 class SequenceDocument;
 class SequenceEditor;
@@ -57,6 +62,8 @@ public:
     const QString& projectPath() const { return projectPath_; }
     qint64 currentSequenceId() const { return sequenceId_; }
     QString sequenceName() const;
+    WelcomePage* welcomePage() const { return welcome_; }
+    bool isWelcomeShown() const;
     // The answer the next file dialog gives instead of asking (scripted use and tests).
     void setNextFileAnswer(const QString& path) { nextFileAnswer_ = path; }
 
@@ -80,6 +87,10 @@ public slots:
     void openStoredSequence(qint64 id);
     void overlaySelectedDesigns();
     void openPath(const QString& path);  // a project, FASTA, VCF or model folder (drops, command line)
+    void openSampleProject();  // made from the embedded sample files on first use, then reopened
+    void openVariant(qint64 sequenceId, qint64 position, char alt);  // select it; inspect once scored
+    void showWelcome();
+    void showEditor();
 
 signals:
     // To the worker (queued: it lives on engineThread_).
@@ -97,6 +108,7 @@ signals:
     void designFlagRequested(qint64 designId, const QString& flag);
     void exportRequested(const carbon::ui::ExportRequest& request);
     void saveCopyRequested(const QString& path);
+    void createSampleRequested(const QString& path, const QString& fasta, const QString& vcf, const QString& regionsTsv);
     void designTracksRequested(quint64 token, const QList<qint64>& designIds, const QString& kind);
     // Notifications (for scripts and tests).
     void projectOpened(const QString& path);
@@ -129,6 +141,8 @@ private:
     void onDesignsScored(quint64 run, const QList<carbon::ui::ScoreTrack>& tracks);
     void onDesignTracks(quint64 token, const QList<qint64>& ids, const QList<QVector<float>>& values);
     void syncTemplateFromRegions();
+    void showPendingVariant();
+    QAction* menuAction(const QString& text) const;
 
     SequenceDocument* doc_;
     QUndoStack* undo_;
@@ -175,6 +189,11 @@ private:
     QByteArray pinnedMask_;  // design-region positions fixed by pinned motifs at the last sync
     QString nextFileAnswer_;
     QString modelDir_, modelBackend_;
+    QStackedWidget* centre_ = nullptr;
+    WelcomePage* welcome_ = nullptr;
+    std::unique_ptr<QTemporaryDir> sampleFiles_;  // while the sample project is being made
+    qint64 pendingVariantPos_ = -1;
+    char pendingVariantAlt_ = 0;
 };
 
 }  // namespace carbon::ui

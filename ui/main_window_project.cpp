@@ -3,6 +3,7 @@
 // edited sequence, storing finished runs with their per-base tracks, and design verdicts.
 #include <QAction>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -12,13 +13,19 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QSettings>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QStatusBar>
 #include <QTimer>
 #include <QUndoStack>
 
 #include "design_table_model.h"
 #include "designs_view.h"
+#include "base_inspector.h"
 #include "generation_panel.h"
+#include "likelihood_controller.h"
+#include "model_panel.h"
 #include "main_window.h"
 #include "project_browser.h"
 #include "project_store.h"
@@ -26,6 +33,7 @@
 #include "sequence_document.h"
 #include "sequence_editor.h"
 #include "track_chart_view.h"
+#include "welcome_page.h"
 
 namespace carbon::ui {
 
@@ -78,6 +86,8 @@ void MainWindow::setupProject() {
     connect(this, &MainWindow::exportRequested, store_, &ProjectStore::exportFile);
     connect(this, &MainWindow::saveCopyRequested, store_, &ProjectStore::saveCopy);
     connect(this, &MainWindow::designTracksRequested, store_, &ProjectStore::loadDesignTracks);
+    connect(this, &MainWindow::createSampleRequested, store_, &ProjectStore::createSample);
+    connect(store_, &ProjectStore::variantsListed, browser_, &ProjectBrowser::setVariants);
     connect(store_, &ProjectStore::opened, this, &MainWindow::onProjectOpened);
     connect(store_, &ProjectStore::closed, this, [this] {
         projectPath_.clear();
@@ -128,6 +138,7 @@ void MainWindow::setupProject() {
     connect(store_, &ProjectStore::designTracks, this, &MainWindow::onDesignTracks);
     connect(store_, &ProjectStore::failed, this, [this](const QString& what, const QString& error) {
         if (what == tr("Save sequence")) saveInFlight_ = false;
+        if (what == tr("Create the sample project")) sampleFiles_.reset();
         const QString text = tr("%1 failed: %2").arg(what, error);
         statusBar()->showMessage(text, 15000);
         runLog_->note(text);
@@ -136,6 +147,19 @@ void MainWindow::setupProject() {
     storeThread_.start();
 
     connect(browser_, &ProjectBrowser::openSequence, this, &MainWindow::openStoredSequence);
+    connect(browser_, &ProjectBrowser::openVariant, this, &MainWindow::openVariant);
+    connect(likelihood_, &LikelihoodController::trackReady, this, &MainWindow::showPendingVariant);
+
+    // The welcome page's requests.
+    connect(welcome_, &WelcomePage::openSampleRequested, this, &MainWindow::openSampleProject);
+    connect(welcome_, &WelcomePage::newProjectRequested, this, [this] { menuAction(tr("&New Project…"))->trigger(); });
+    connect(welcome_, &WelcomePage::openProjectRequested, this, [this] { menuAction(tr("&Open Project…"))->trigger(); });
+    connect(welcome_, &WelcomePage::openRecentRequested, this, &MainWindow::openProject);
+    connect(welcome_, &WelcomePage::openModelFolderRequested, this, [this] { modelPanel_->chooseFolder(); });
+    connect(welcome_, &WelcomePage::loadModelRequested, this, &MainWindow::loadModel);
+    connect(welcome_, &WelcomePage::dismissed, this, &MainWindow::showEditor);
+    welcome_->setRecentProjects(QSettings().value(kRecentProjectsKey).toStringList());
+    connect(doc_, &SequenceDocument::changed, this, &MainWindow::showEditor);
     connect(browser_, &ProjectBrowser::showRun, this, [this](qint64 run) {
         designsView_->setRunFilter(run);
         designsView_->parentWidget()->show();
@@ -254,6 +278,8 @@ void MainWindow::saveProjectAs(const QString& path) {
 }
 
 void MainWindow::onProjectOpened(const ProjectSnapshot& snap) {
+    sampleFiles_.reset();  // the sample (if it was being made) is in the project now
+    showEditor();
     projectPath_ = snap.path;
     setWindowFilePath(snap.path);
     browser_->showProject(snap);
@@ -262,6 +288,7 @@ void MainWindow::onProjectOpened(const ProjectSnapshot& snap) {
     recent.prepend(snap.path);
     while (recent.size() > kMaxRecentProjects) recent.removeLast();
     QSettings().setValue(kRecentProjectsKey, recent);
+    welcome_->setRecentProjects(recent);
 
     // The stored designs, with the run each came from; the table is the project's from now on.
     QHash<qint64, const StoredRun*> runs;
@@ -316,7 +343,9 @@ void MainWindow::onSequenceLoaded(const StoredSequence& info, const QByteArray& 
     browser_->setCurrentSequence(info.id);
     setWindowTitle(tr("%1 — Carbon Studio").arg(info.name));
     updateStatus();
+    showEditor();
     emit sequenceOpened(info.id);
+    showPendingVariant();
 }
 
 QString MainWindow::sequenceName() const {
@@ -467,6 +496,72 @@ void MainWindow::syncTemplateFromRegions() {
         if (pinnedMask_[i] && !mask[i]) t[i] = 'N';
     pinnedMask_ = mask;
     if (generation_->templateEdit()->text().toLatin1() != t) generation_->templateEdit()->setText(QString::fromLatin1(t));
+}
+
+QAction* MainWindow::menuAction(const QString& text) const {
+    for (QAction* a : findChildren<QAction*>())
+        if (a->text() == text) return a;
+    return nullptr;
+}
+
+bool MainWindow::isWelcomeShown() const { return centre_->currentWidget() == welcome_; }
+
+void MainWindow::showWelcome() { centre_->setCurrentWidget(welcome_); }
+
+void MainWindow::showEditor() {
+    if (centre_->currentWidget() == editor_) return;
+    centre_->setCurrentWidget(editor_);
+    editor_->setFocus();
+}
+
+void MainWindow::openSampleProject() {
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    const QString path = dir + QStringLiteral("/sample.carbon");
+    if (QFileInfo::exists(path)) return openProject(path);  // the user's own work in it is kept
+    if (sampleFiles_) return;  // already being made
+    // The sample's files are embedded (:/carbon/sample); the storage layer reads real files.
+    sampleFiles_ = std::make_unique<QTemporaryDir>();
+    QStringList files;
+    for (const char* name : {"sample.fa", "variants.vcf", "regions.tsv"}) {
+        const QString to = sampleFiles_->filePath(QLatin1String(name));
+        if (!QDir().mkpath(dir) || !QFile::copy(QStringLiteral(":/carbon/sample/") + QLatin1String(name), to)) {
+            sampleFiles_.reset();
+            const QString text = tr("Cannot prepare the sample project in %1").arg(dir);
+            statusBar()->showMessage(text, 10000);
+            emit projectError(tr("Create the sample project"), text);
+            return;
+        }
+        files << to;
+    }
+    flushAutosave();
+    emit createSampleRequested(path, files[0], files[1], files[2]);
+}
+
+void MainWindow::openVariant(qint64 sequenceId, qint64 position, char alt) {
+    pendingVariantPos_ = position;
+    pendingVariantAlt_ = alt;
+    if (sequenceId != sequenceId_) return openStoredSequence(sequenceId);  // continued once it is loaded
+    showPendingVariant();
+}
+
+void MainWindow::showPendingVariant() {
+    if (pendingVariantPos_ < 0 || pendingVariantPos_ >= doc_->size()) return;
+    const qint64 pos = pendingVariantPos_;
+    editor_->setSelection(pos, pos + 1);
+    editor_->scrollToPosition(pos);
+    if (!modelReady_) {
+        statusBar()->showMessage(tr("Load a model to compare this variant (File > Open Model Folder)."), 8000);
+        pendingVariantPos_ = -1;
+        return;
+    }
+    if (!likelihood_->isCurrent()) return;  // shown when the track arrives (trackReady)
+    pendingVariantPos_ = -1;
+    inspectBase(pos);
+    inspector_->selectAlternative(pendingVariantAlt_);
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("inspectorDock"))) {
+        dock->show();
+        dock->raise();
+    }
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {

@@ -13,8 +13,10 @@ namespace carbon::ui {
 
 namespace {
 constexpr int kIdRole = Qt::UserRole;
-constexpr int kKindRole = Qt::UserRole + 1;  // 1 = sequence, 2 = run
-enum { kSequence = 1, kRun = 2 };
+constexpr int kKindRole = Qt::UserRole + 1;  // 1 = sequence, 2 = run, 3 = variant
+constexpr int kPositionRole = Qt::UserRole + 2;
+constexpr int kAltRole = Qt::UserRole + 3;
+enum { kSequence = 1, kRun = 2, kVariant = 3 };
 
 QString when(const QString& iso) {
     const QDateTime t = QDateTime::fromString(iso, Qt::ISODate);
@@ -41,6 +43,10 @@ ProjectBrowser::ProjectBrowser(QWidget* parent) : QWidget(parent) {
         switch (item->data(0, kKindRole).toInt()) {
             case kSequence: emit openSequence(id); break;
             case kRun: emit showRun(id); break;
+            case kVariant:
+                emit openVariant(item->parent()->data(0, kIdRole).toLongLong(), item->data(0, kPositionRole).toLongLong(),
+                                 char(item->data(0, kAltRole).toInt()));
+                break;
             default:
                 if (item == runs_) emit showRun(0);
                 break;
@@ -67,6 +73,9 @@ void ProjectBrowser::showProject(const ProjectSnapshot& snap) {
     runs_->setToolTip(0, tr("Activate to show the designs of every run"));
     for (const StoredSequence& s : snap.sequences) sequences_->addChild(sequenceItem(s));
     for (const StoredRun& r : snap.runs) runs_->addChild(runItem(r));
+    QHash<qint64, QList<StoredVariant>> bySequence;
+    for (const StoredVariant& v : snap.importedVariants) bySequence[v.sequenceId].append(v);
+    for (auto it = bySequence.cbegin(); it != bySequence.cend(); ++it) setVariants(it.key(), it.value());
     sequences_->setExpanded(true);
     runs_->setExpanded(true);
     updateCounts();
@@ -130,10 +139,30 @@ void ProjectBrowser::setCurrentSequence(qint64 id) {
 }
 
 void ProjectBrowser::updateSequenceLength(qint64 id, qint64 length) {
-    if (!sequences_) return;
+    if (QTreeWidgetItem* item = findSequence(id)) item->setText(1, tr("%1 bp").arg(QLocale().toString(length)));
+}
+
+QTreeWidgetItem* ProjectBrowser::findSequence(qint64 id) const {
+    if (!sequences_) return nullptr;
     for (int i = 0; i < sequences_->childCount(); ++i)
-        if (sequences_->child(i)->data(0, kIdRole).toLongLong() == id)
-            sequences_->child(i)->setText(1, tr("%1 bp").arg(QLocale().toString(length)));
+        if (sequences_->child(i)->data(0, kIdRole).toLongLong() == id) return sequences_->child(i);
+    return nullptr;
+}
+
+void ProjectBrowser::setVariants(qint64 sequenceId, const QList<StoredVariant>& variants) {
+    QTreeWidgetItem* seq = findSequence(sequenceId);
+    if (!seq) return;
+    qDeleteAll(seq->takeChildren());
+    for (const StoredVariant& v : variants) {
+        const QString text = tr("%1>%2 at %3").arg(QChar::fromLatin1(v.ref)).arg(QChar::fromLatin1(v.alt)).arg(QLocale().toString(v.position + 1));
+        auto* item = new QTreeWidgetItem({text, v.label});
+        item->setData(0, kIdRole, v.id);
+        item->setData(0, kKindRole, kVariant);
+        item->setData(0, kPositionRole, v.position);
+        item->setData(0, kAltRole, int(v.alt));
+        item->setToolTip(0, tr("Activate to open the sequence at this base and compare the variant in the Base Inspector"));
+        seq->addChild(item);
+    }
 }
 
 void ProjectBrowser::updateCounts() {

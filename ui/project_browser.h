@@ -25,14 +25,17 @@ public slots:
     void addRun(const carbon::ui::StoredRun& run);
     void setCurrentSequence(qint64 id);  // shown in bold
     void updateSequenceLength(qint64 id, qint64 length);
+    void setVariants(qint64 sequenceId, const QList<carbon::ui::StoredVariant>& variants);
 
 signals:
     void openSequence(qint64 id);
     void showRun(qint64 runId);  // 0: every run
+    void openVariant(qint64 sequenceId, qint64 position, char alt);
 
 private:
     QTreeWidgetItem* sequenceItem(const StoredSequence& s);
     QTreeWidgetItem* runItem(const StoredRun& r);
+    QTreeWidgetItem* findSequence(qint64 id) const;
     void updateCounts();
 
     QLabel* header_;

@@ -1,6 +1,7 @@
 // ProjectStore: storage calls behind queued slots; see project_store.h.
 #include "project_store.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QLocale>
 #include <filesystem>
@@ -23,6 +24,8 @@ void registerProjectMetaTypes() {
     qRegisterMetaType<carbon::ui::StoredSequence>();
     qRegisterMetaType<carbon::ui::StoredRun>();
     qRegisterMetaType<carbon::ui::StoredDesign>();
+    qRegisterMetaType<carbon::ui::StoredVariant>();
+    qRegisterMetaType<QList<carbon::ui::StoredVariant>>();
     qRegisterMetaType<carbon::ui::RunToStore>();
     qRegisterMetaType<carbon::ui::ExportRequest>();
     qRegisterMetaType<QList<carbon::ui::Region>>();
@@ -142,6 +145,23 @@ StoredSequence ProjectStore::sequenceInfo(qint64 id) {
     return out;
 }
 
+QList<StoredVariant> ProjectStore::importedVariants(qint64 sequenceId) {
+    QList<StoredVariant> out;
+    for (const st::VariantRecord& v : project_->variants_of_sequence(sequenceId)) {
+        if (v.run_id != 0) continue;  // scored results, not the imported panel
+        if (out.size() >= kMaxListedVariants) break;
+        StoredVariant sv;
+        sv.id = v.id;
+        sv.sequenceId = v.sequence_id;
+        sv.position = v.position;
+        sv.ref = v.ref;
+        sv.alt = v.alt;
+        sv.label = q(v.label);
+        out.append(sv);
+    }
+    return out;
+}
+
 void ProjectStore::open(const QString& path, bool create) {
     try {
         st::OpenOptions o;
@@ -151,6 +171,9 @@ void ProjectStore::open(const QString& path, bool create) {
         ProjectSnapshot snap;
         snap.path = path;
         for (const auto& s : p->list_sequences()) snap.sequences.append(toStored(s));
+        std::swap(project_, p);  // importedVariants reads through project_
+        for (const StoredSequence& s : snap.sequences) snap.importedVariants += importedVariants(s.id);
+        std::swap(project_, p);
         QHash<qint64, int> perRun;
         for (const auto& d : p->list_designs(0, true)) {
             snap.designs.append(toStored(d));
@@ -252,6 +275,8 @@ void ProjectStore::importVcf(const QString& path, const QString& sequenceName) {
         emit variantsImported(tr("%1: %n SNV(s) imported", nullptr, int(r.imported)).arg(QFileInfo(path).fileName()) +
                                   (skipped.isEmpty() ? QString() : tr(", %n record(s) skipped", nullptr, int(skipped.size()))),
                               skipped);
+        if (const auto s = project_->find_sequence(sequenceName.toStdString()))
+            emit variantsListed(s->id, importedVariants(s->id));
     } catch (const std::exception& e) {
         emit failed(tr("Import VCF"), QString::fromUtf8(e.what()));
     }
@@ -359,6 +384,52 @@ void ProjectStore::loadDesignTracks(quint64 token, const QList<qint64>& designId
         emit designTracks(token, ids, values);
     } catch (const std::exception& e) {
         emit failed(tr("Load design tracks"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::createSample(const QString& path, const QString& fasta, const QString& vcf, const QString& regionsTsv) {
+    try {
+        if (QFileInfo::exists(path)) throw Error(path.toStdString() + ": already exists");
+        {
+            auto p = st::Project::open(path.toStdString());
+            const st::FastaImportResult r = st::import_fasta(*p, fasta.toStdString());
+            for (int64_t id : r.sequence_ids) {
+                const std::string name = p->sequence(id)->name;
+                st::import_vcf(*p, vcf.toStdString(), name);  // records of the other sequences are skipped
+            }
+            QFile f(regionsTsv);
+            if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) throw Error(regionsTsv.toStdString() + ": cannot read");
+            int line = 0;
+            st::Transaction t(*p);
+            while (!f.atEnd()) {
+                const QString text = QString::fromUtf8(f.readLine()).trimmed();
+                ++line;
+                if (text.isEmpty() || text.startsWith(QLatin1Char('#')) || text.startsWith(QLatin1String("name\t"))) continue;
+                const QStringList c = text.split(QLatin1Char('\t'));
+                const auto where = regionsTsv.toStdString() + ":" + std::to_string(line);
+                if (c.size() < 4) throw Error(where + ": expected name, kind, start, end[, label] separated by tabs");
+                const auto s = p->find_sequence(c[0].toStdString());
+                if (!s) throw Error(where + ": no sequence named '" + c[0].toStdString() + "' in " + fasta.toStdString());
+                st::Region reg;
+                reg.sequence_id = s->id;
+                const std::string kind = c[1].toStdString();
+                if (kind != "design" && kind != "pinned" && kind != "annotation")
+                    throw Error(where + ": unknown region kind '" + kind + "' (expected design, pinned or annotation)");
+                reg.kind = st::parse_region_kind(kind);
+                bool okA = false, okB = false;
+                reg.start = c[2].toLongLong(&okA);
+                reg.end = c[3].toLongLong(&okB);
+                if (!okA || !okB || reg.start < 0 || reg.end <= reg.start || reg.end > int64_t(s->bases.size()))
+                    throw Error(where + ": '" + c[2].toStdString() + "-" + c[3].toStdString() + "' is not a span of " + s->name);
+                reg.label = c.value(4).toStdString();
+                p->add_region(reg);
+            }
+            t.commit();
+        }
+        open(path, false);
+    } catch (const std::exception& e) {
+        for (const char* suffix : {"", "-wal", "-shm"}) QFile::remove(path + QLatin1String(suffix));
+        emit failed(tr("Create the sample project"), QString::fromUtf8(e.what()));
     }
 }
 

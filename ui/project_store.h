@@ -35,6 +35,10 @@ public slots:
     void exportFile(const carbon::ui::ExportRequest& request);
     void saveCopy(const QString& path);  // Save As: a copy of the committed project, then opened
     void loadDesignTracks(quint64 token, const QList<qint64>& designIds, const QString& kind);
+    // The sample project: a new file at `path` with the sequences of `fasta`, the SNVs of `vcf`
+    // on each of them, and the regions listed in `regionsTsv` (name, kind, start, end, label;
+    // 0-based half-open); then opened. A sample that fails half way is removed, not left behind.
+    void createSample(const QString& path, const QString& fasta, const QString& vcf, const QString& regionsTsv);
 
 signals:
     void opened(const carbon::ui::ProjectSnapshot& snapshot);
@@ -44,6 +48,7 @@ signals:
     // New sequences after an import, with a one-line summary for the user.
     void sequencesAdded(const QList<carbon::ui::StoredSequence>& sequences, const QString& summary);
     void variantsImported(const QString& summary, const QStringList& skipped);
+    void variantsListed(qint64 sequenceId, const QList<carbon::ui::StoredVariant>& variants);
     void runStored(quint64 requestId, const carbon::ui::StoredRun& run, const QList<carbon::ui::StoredDesign>& designs);
     void exported(const QString& path);
     void designTracks(quint64 token, const QList<qint64>& designIds, const QList<QVector<float>>& values);
@@ -53,6 +58,7 @@ signals:
 private:
     bool requireOpen(const QString& what);
     StoredSequence sequenceInfo(qint64 id);
+    QList<StoredVariant> importedVariants(qint64 sequenceId);
 
     std::unique_ptr<carbon::storage::Project> project_;
 };

@@ -43,14 +43,24 @@ struct StoredDesign {
     double minBaseLogp = std::nan("");
 };
 
+// A variant of a stored sequence as imported (a VCF panel); scored variants are run results.
+struct StoredVariant {
+    qint64 id = 0, sequenceId = 0;
+    qint64 position = 0;  // 0-based
+    char ref = 'N', alt = 'N';
+    QString label;
+};
+
 // What the project browser and the designs table show of an open project.
 struct ProjectSnapshot {
     QString path;
     QList<StoredSequence> sequences;
     QList<StoredRun> runs;
     QList<StoredDesign> designs;
-    qint64 variants = 0;
+    QList<StoredVariant> importedVariants;  // the first kMaxListedVariants of each sequence
+    qint64 variants = 0;                    // every variant row, scored ones included
 };
+inline constexpr int kMaxListedVariants = 1000;
 
 // A finished generation to store: the run's settings, its designs and each design's per-base
 // scores (read in its context), written in one transaction.
@@ -83,5 +93,6 @@ Q_DECLARE_METATYPE(carbon::ui::ProjectSnapshot)
 Q_DECLARE_METATYPE(carbon::ui::StoredSequence)
 Q_DECLARE_METATYPE(carbon::ui::StoredRun)
 Q_DECLARE_METATYPE(carbon::ui::StoredDesign)
+Q_DECLARE_METATYPE(carbon::ui::StoredVariant)
 Q_DECLARE_METATYPE(carbon::ui::RunToStore)
 Q_DECLARE_METATYPE(carbon::ui::ExportRequest)

@@ -56,7 +56,9 @@ mkdir -p "$ROOT"
 dpkg-deb -x "$DEB" "$ROOT"
 expected=(usr/bin/carbon-cli usr/bin/carbon-studio usr/share/doc/carbon-studio/copyright
           "usr/share/applications/$ID.desktop" "usr/share/metainfo/$ID.metainfo.xml"
-          "usr/share/mime/packages/$ID.xml" "usr/share/icons/hicolor/scalable/apps/$ID.svg")
+          "usr/share/mime/packages/$ID.xml" "usr/share/icons/hicolor/scalable/apps/$ID.svg"
+          usr/share/carbon-studio/sample/sample.fa usr/share/carbon-studio/sample/variants.vcf
+          usr/share/carbon-studio/sample/regions.tsv usr/share/carbon-studio/sample/README.md)
 for s in 16 22 24 32 48 64 128 256 512; do expected+=("usr/share/icons/hicolor/${s}x${s}/apps/$ID.png"); done
 for f in "${expected[@]}"; do [ -f "$ROOT/$f" ] || fail "the package lacks /$f"; done
 echo "${#expected[@]} expected files present"
