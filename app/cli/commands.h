@@ -12,6 +12,7 @@ int cmd_generate(const std::vector<std::string>& args);
 int cmd_score(const std::vector<std::string>& args);
 int cmd_variant(const std::vector<std::string>& args);
 int cmd_ism(const std::vector<std::string>& args);
+int cmd_models(const std::vector<std::string>& args);
 // Peak resident set size of this process in bytes (VmHWM), 0 when unknown.
 size_t peak_rss_bytes();
 std::string human_bytes(double bytes);

@@ -25,6 +25,7 @@ usage:
              [--dtype bf16|f16|f32] [--tie|--untie] [--rope none|yarn|llama3] [--rope-theta X]
              [--shard-mb N] [--compact-vocab] [--list-kmers] [--rope-parameters-form]
   carbon-cli info --model DIR
+  carbon-cli models [--hub DIR] [DIR...]   (model folders and Hugging Face cache snapshots, not loaded)
   carbon-cli generate --model DIR [--context SEQ | --context-fasta FILE] [--right-flank SEQ] [--tags T1,T2]
              (--length N | --template IUPAC) [--count N] [--mode fns|direct] [--temperature T] [--top-p P]
              [--seed S] [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX] --out FILE.fasta
@@ -158,6 +159,7 @@ int main(int argc, char** argv) {
         if (cmd == "variant") return cmd_variant(args);
         if (cmd == "ism") return cmd_ism(args);
         if (cmd == "project") return cmd_project(args);
+        if (cmd == "models") return cmd_models(args);
         std::fprintf(stderr, "carbon-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
         return 1;
     } catch (const std::exception& e) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "carbon/backend.h"
+#include "carbon/model_catalog.h"
 #include "carbon/rope.h"
 #include "carbon/thread_pool.h"
 #include "cpu_ops.h"
@@ -93,7 +94,7 @@ public:
     MemoryPlan memory_plan() const override {
         MemoryPlan p;
         p.weights = weights_bytes_;
-        p.kv_per_token = block_floats_ * sizeof(float) / kBlockTokens;
+        p.kv_per_token = size_t(cpu_kv_bytes_per_token(cfg_));  // shared with model_catalog's estimate
         p.workspace = workspace_bytes_;
         return p;
     }

@@ -13,6 +13,8 @@
 #include <limits>
 #include <set>
 
+#include "carbon/model_catalog.h"
+
 namespace carbon {
 
 const char* generation_mode_name(GenerationMode m) { return m == GenerationMode::Fns ? "fns" : "direct"; }
@@ -686,12 +688,7 @@ GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, 
     const Plan plan = make_plan(tokenizer, request, notices);
     if (speculative && speculative->draft) {
         const Tokenizer* dt = speculative->draft_tokenizer ? speculative->draft_tokenizer : &tokenizer;
-        if (dt->kmer_ids() != tokenizer.kmer_ids() || dt->dna_open_id() != tokenizer.dna_open_id() ||
-            dt->dna_close_id() != tokenizer.dna_close_id() || dt->oov_id() != tokenizer.oov_id())
-            throw Error("the draft model's tokenizer does not use the target's DNA token ids (<dna> " +
-                        std::to_string(dt->dna_open_id()) + " vs " + std::to_string(tokenizer.dna_open_id()) +
-                        ", first 6-mer " + std::to_string(dt->kmer_id(0)) + " vs " + std::to_string(tokenizer.kmer_id(0)) +
-                        "): it cannot draft for this target");
+        check_draft_compatible(tokenizer, *dt);
         if (dt->encode_prompt(request.tags, plan.head, false).ids != plan.prompt)
             throw Error("the draft model's tokenizer encodes the prompt (metadata tags) differently from the target's");
     }

@@ -1,0 +1,125 @@
+// Model folders without loading them; see model_catalog.h.
+#include "carbon/model_catalog.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <system_error>
+
+#include "carbon/checkpoint.h"
+#include "carbon/tokenizer.h"
+
+namespace carbon {
+
+namespace fs = std::filesystem;
+
+uint64_t cpu_kv_bytes_per_token(const ModelConfig& c) {
+    return uint64_t(c.num_hidden_layers) * 2 * uint64_t(c.num_key_value_heads) * uint64_t(c.head_dim) * sizeof(float);
+}
+
+namespace {
+
+uint64_t folder_bytes(const fs::path& dir) {
+    uint64_t total = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        std::error_code ec2;
+        if (fs::is_regular_file(e.path(), ec2)) total += fs::file_size(e.path(), ec2);  // follows symlinks
+    }
+    return total;
+}
+
+std::string read_first_line(const fs::path& p) {
+    std::ifstream f(p);
+    std::string s;
+    std::getline(f, s);
+    while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\n')) s.pop_back();
+    return s;
+}
+
+}  // namespace
+
+ModelFolderInfo inspect_model_folder(const fs::path& dir) {
+    ModelFolderInfo info;
+    info.dir = dir;
+    info.name = dir.filename().string();
+    if (info.name.empty()) info.name = dir.parent_path().filename().string();
+    try {
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) throw Error(dir.string() + ": not a folder");
+        // Opening maps the files and checks every tensor's presence, shape and dtype; it reads
+        // headers only, so this is quick whatever the model's size.
+        const Checkpoint ck = Checkpoint::open(dir);
+        const Tokenizer tok = Tokenizer::load(dir, ck.config().vocab_size);
+        info.config = ck.config();
+        info.parameters = ck.config().parameter_count();
+        info.weights_dtype = ck.weights().dtype;
+        info.weight_bytes = ck.archive().total_bytes();
+        info.disk_bytes = folder_bytes(dir);
+        info.kv_bytes_per_token = cpu_kv_bytes_per_token(ck.config());
+        info.dna_open = tok.dna_open_id();
+        info.dna_close = tok.dna_close_id();
+        info.oov = tok.oov_id();
+        info.first_kmer = tok.kmer_id(0);
+        info.last_kmer = tok.kmer_id(kNumKmers - 1);
+        info.kmer_ids_from = tok.info().kmer_ids_from;
+        info.ok = true;
+    } catch (const std::exception& e) {
+        info.error = e.what();
+    }
+    return info;
+}
+
+fs::path default_hf_hub_dir() {
+    auto env = [](const char* name) -> std::string {
+        const char* v = std::getenv(name);
+        return v && *v ? v : "";
+    };
+    if (auto v = env("HF_HUB_CACHE"); !v.empty()) return v;
+    if (auto v = env("HF_HOME"); !v.empty()) return fs::path(v) / "hub";
+    if (auto v = env("XDG_CACHE_HOME"); !v.empty()) return fs::path(v) / "huggingface" / "hub";
+    if (auto v = env("HOME"); !v.empty()) return fs::path(v) / ".cache" / "huggingface" / "hub";
+    return {};
+}
+
+std::vector<ModelFolderInfo> find_hf_snapshots(const fs::path& hub) {
+    std::vector<ModelFolderInfo> out;
+    std::error_code ec;
+    if (hub.empty() || !fs::is_directory(hub, ec)) return out;
+    std::vector<fs::path> repos;
+    for (const auto& e : fs::directory_iterator(hub, ec))
+        if (e.is_directory() && e.path().filename().string().rfind("models--", 0) == 0) repos.push_back(e.path());
+    std::sort(repos.begin(), repos.end());
+    for (const fs::path& repo : repos) {
+        // models--ORG--NAME -> ORG/NAME (names may themselves contain single dashes).
+        std::string id = repo.filename().string().substr(8);
+        if (auto p = id.find("--"); p != std::string::npos) id.replace(p, 2, "/");
+        const std::string main_rev = read_first_line(repo / "refs" / "main");
+        std::vector<fs::path> snaps;
+        for (const auto& s : fs::directory_iterator(repo / "snapshots", ec))
+            if (s.is_directory() && fs::exists(s.path() / "config.json")) snaps.push_back(s.path());
+        std::sort(snaps.begin(), snaps.end(), [&](const fs::path& a, const fs::path& b) {
+            const bool ma = a.filename() == main_rev, mb = b.filename() == main_rev;
+            return ma != mb ? ma : a < b;
+        });
+        for (const fs::path& s : snaps) {
+            ModelFolderInfo info = inspect_model_folder(s);
+            info.name = id;
+            info.revision = s.filename().string();
+            info.current = info.revision == main_rev;
+            out.push_back(std::move(info));
+        }
+    }
+    return out;
+}
+
+void check_draft_compatible(const Tokenizer& target, const Tokenizer& draft) {
+    if (draft.kmer_ids() != target.kmer_ids() || draft.dna_open_id() != target.dna_open_id() ||
+        draft.dna_close_id() != target.dna_close_id() || draft.oov_id() != target.oov_id())
+        throw Error("the draft model's tokenizer does not use the target's DNA token ids (<dna> " +
+                    std::to_string(draft.dna_open_id()) + " vs " + std::to_string(target.dna_open_id()) + ", first 6-mer " +
+                    std::to_string(draft.kmer_id(0)) + " vs " + std::to_string(target.kmer_id(0)) +
+                    "): it cannot draft for this target");
+}
+
+}  // namespace carbon
