@@ -8,7 +8,9 @@
 
 #include "carbon/common.h"
 #include "carbon/model.h"
+#include "carbon/model_catalog.h"
 #include "carbon/scoring.h"
+#include "carbon/storage/engine_results.h"
 
 namespace carbon::ui {
 
@@ -30,40 +32,73 @@ void EngineWorker::cancel(quint64 upTo) {
     }
 }
 
+ModelSummary EngineWorker::summarize(const QString& dir, carbon::Model& model) const {
+    const ModelConfig& c = model.config();
+    const Tokenizer& t = model.tokenizer();
+    const MemoryPlan plan = model.backend().memory_plan();
+    QLocale loc;
+    auto mib = [&](double bytes) { return loc.toString(bytes / (1024.0 * 1024.0), 'f', 1) + QStringLiteral(" MiB"); };
+    ModelSummary s;
+    s.dir = dir;
+    s.contextBases = qint64(c.max_position_embeddings) * 6;
+    s.rows = {
+        {tr("Parameters"), loc.toString(double(c.parameter_count()) / 1e6, 'f', 1) + QStringLiteral(" M")},
+        {tr("Layers / hidden"), QStringLiteral("%1 / %2").arg(c.num_hidden_layers).arg(c.hidden_size)},
+        {tr("Heads (KV)"), QStringLiteral("%1 (%2)").arg(c.num_attention_heads).arg(c.num_key_value_heads)},
+        {tr("Context"), tr("%1 tokens (%2 bp)").arg(c.max_position_embeddings).arg(loc.toString(s.contextBases))},
+        {tr("Dtype"), QString::fromLatin1(dtype_name(c.torch_dtype))},
+        {tr("Vocabulary"), loc.toString(c.vocab_size)},
+        {tr("DNA token ids"), tr("<dna> %1, </dna> %2, <oov> %3, 6-mers %4..%5")
+                                  .arg(t.dna_open_id()).arg(t.dna_close_id()).arg(t.oov_id())
+                                  .arg(t.kmer_id(0)).arg(t.kmer_id(kNumKmers - 1))},
+        {tr("Backend"), QString::fromStdString(model.backend().describe())},
+        {tr("Weights in memory"), mib(double(plan.weights))},
+        {tr("KV cache per 1 kbp"), mib(double(plan.kv_per_token) * 1000.0 / 6.0)},
+    };
+    s.notice = QString::fromStdString(model.notice());
+    return s;
+}
+
 void EngineWorker::loadModel(const QString& dir) {
     try {
         scorer_.reset();  // it refers to the old backend
         model_.reset();   // free the old weights before mapping new ones
         model_ = carbon::Model::load(dir.toStdString());
-        const ModelConfig& c = model_->config();
-        const Tokenizer& t = model_->tokenizer();
-        const MemoryPlan plan = model_->backend().memory_plan();
-        QLocale loc;
-        auto mib = [&](double bytes) { return loc.toString(bytes / (1024.0 * 1024.0), 'f', 1) + QStringLiteral(" MiB"); };
-        ModelSummary s;
-        s.dir = dir;
-        s.contextBases = qint64(c.max_position_embeddings) * 6;
-        s.rows = {
-            {tr("Parameters"), loc.toString(double(c.parameter_count()) / 1e6, 'f', 1) + QStringLiteral(" M")},
-            {tr("Layers / hidden"), QStringLiteral("%1 / %2").arg(c.num_hidden_layers).arg(c.hidden_size)},
-            {tr("Heads (KV)"), QStringLiteral("%1 (%2)").arg(c.num_attention_heads).arg(c.num_key_value_heads)},
-            {tr("Context"), tr("%1 tokens (%2 bp)").arg(c.max_position_embeddings).arg(loc.toString(s.contextBases))},
-            {tr("Dtype"), QString::fromLatin1(dtype_name(c.torch_dtype))},
-            {tr("Vocabulary"), loc.toString(c.vocab_size)},
-            {tr("DNA token ids"), tr("<dna> %1, </dna> %2, <oov> %3, 6-mers %4..%5")
-                                      .arg(t.dna_open_id()).arg(t.dna_close_id()).arg(t.oov_id())
-                                      .arg(t.kmer_id(0)).arg(t.kmer_id(kNumKmers - 1))},
-            {tr("Backend"), QString::fromStdString(model_->backend().describe())},
-            {tr("Weights in memory"), mib(double(plan.weights))},
-            {tr("KV cache per 1 kbp"), mib(double(plan.kv_per_token) * 1000.0 / 6.0)},
-        };
-        s.notice = QString::fromStdString(model_->notice());
-        emit modelLoaded(s);
+        emit modelLoaded(summarize(dir, *model_));
     } catch (const std::exception& e) {
         scorer_.reset();
         model_.reset();
         emit modelFailed(dir, QString::fromStdString(e.what()));
+        return;
     }
+    if (draft_) {  // the paired draft must suit the new target too
+        try {
+            check_draft_compatible(model_->tokenizer(), draft_->tokenizer());
+        } catch (const std::exception& e) {
+            draft_.reset();
+            emit draftFailed(std::exchange(draftDir_, QString()), QString::fromStdString(e.what()));
+        }
+    }
+}
+
+void EngineWorker::loadDraft(const QString& dir) {
+    try {
+        draft_.reset();
+        draftDir_.clear();
+        auto d = carbon::Model::load(dir.toStdString());
+        if (model_) check_draft_compatible(model_->tokenizer(), d->tokenizer());
+        draft_ = std::move(d);
+        draftDir_ = dir;
+        emit draftLoaded(summarize(dir, *draft_));
+    } catch (const std::exception& e) {
+        emit draftFailed(dir, QString::fromStdString(e.what()));
+    }
+}
+
+void EngineWorker::clearDraft() {
+    draft_.reset();
+    draftDir_.clear();
+    emit draftCleared();
 }
 
 void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& request) {
@@ -86,10 +121,33 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
         return requestId > cancelledUpTo_.load() && !QThread::currentThread()->isInterruptionRequested();
     };
     callbacks.on_design = [&](const Design& d) { emit designReady(requestId, d); };
+    // With a draft: the same settings as carbon-cli generate --draft (the draft's window is its
+    // own context; adaptive draft length; switched off when it measurably does not pay).
+    SpeculativeConfig spec;
+    if (draft_) {
+        spec.draft = &draft_->backend();
+        spec.draft_tokenizer = &draft_->tokenizer();
+        spec.draft_context = size_t(draft_->config().max_position_embeddings);
+    }
     try {
-        GenerationResult r = generate_designs(model_->backend(), model_->tokenizer(), request, callbacks);
+        GenerationResult r = generate_designs(model_->backend(), model_->tokenizer(), request, callbacks, draft_ ? &spec : nullptr);
         QStringList notices;
         for (const std::string& n : r.notices) notices << QString::fromStdString(n);
+        const SpeculativeStats& ss = r.speculative;
+        if (ss.used) {
+            QString line = tr("speculative decoding with %1: %2% of %3 drafted tokens accepted, %4 tokens per target pass, "
+                              "measured speed-up %5x")
+                               .arg(draftDir_)
+                               .arg(100.0 * ss.acceptance_rate(), 0, 'f', 1)
+                               .arg(ss.drafted)
+                               .arg(ss.tokens_per_target_pass(), 0, 'f', 2)
+                               .arg(ss.speedup(), 0, 'f', 2);
+            if (ss.disabled) line += tr("; switched off during the run: %1").arg(QString::fromStdString(ss.disabled_reason));
+            notices << line;
+            QList<QPair<QString, QString>> settings;
+            for (const auto& [k, v] : storage::speculative_settings(ss)) settings.append({QString::fromStdString(k), QString::fromStdString(v)});
+            emit speculativeStats(requestId, settings);
+        }
         emit finished(requestId, r.cancelled, notices);
     } catch (const std::exception& e) {
         emit failed(requestId, QString::fromStdString(e.what()));

@@ -50,8 +50,14 @@ public:
     void cancelAnalysis(quint64 id);
     void supersedeRescores(quint64 latest);
 
+    bool hasDraft() const { return draft_ != nullptr; }
+
 public slots:
     void loadModel(const QString& dir);
+    // The draft model for speculative decoding (Carbon-500M for the 3B / 8B): refused with the
+    // engine's message when its DNA token ids differ from the target's.
+    void loadDraft(const QString& dir);
+    void clearDraft();
     void generate(quint64 requestId, const carbon::DesignRequest& request);
     // Analysis (engine_worker_analysis.cpp). Rescoring keeps an IncrementalScorer, so an edit
     // recomputes only from the first changed 6-mer.
@@ -65,6 +71,11 @@ public slots:
 signals:
     void modelLoaded(const carbon::ui::ModelSummary& summary);
     void modelFailed(const QString& dir, const QString& error);
+    void draftLoaded(const carbon::ui::ModelSummary& summary);
+    void draftFailed(const QString& dir, const QString& error);
+    void draftCleared();
+    // A run that used the draft: its figures as stored with the run (storage's key names).
+    void speculativeStats(quint64 requestId, const QList<QPair<QString, QString>>& settings);
     void progress(quint64 requestId, qint64 basesDone, qint64 basesTotal, double basesPerSecond);
     void designReady(quint64 requestId, const carbon::Design& design);
     void finished(quint64 requestId, bool cancelled, const QStringList& notices);
@@ -84,7 +95,11 @@ private:
     carbon::ScoreProgress analysisCallback(quint64 id, bool isRescore);
     bool isAnalysisCancelled(quint64 id, bool isRescore);
 
+    ModelSummary summarize(const QString& dir, carbon::Model& model) const;
+
     std::unique_ptr<carbon::Model> model_;
+    std::unique_ptr<carbon::Model> draft_;
+    QString draftDir_;
     std::unique_ptr<carbon::IncrementalScorer> scorer_;  // created on the first rescore
     std::atomic<quint64> cancelledUpTo_{0};
     std::atomic<quint64> latestRescore_{0};

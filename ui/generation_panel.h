@@ -34,6 +34,7 @@ public:
     QLineEdit* templateEdit() const { return template_; }
     QSpinBox* lengthSpin() const { return length_; }
     QSpinBox* countSpin() const { return count_; }
+    QDoubleSpinBox* temperatureSpin() const { return temperature_; }
 
 public slots:
     void setRunning(bool running);

@@ -103,6 +103,32 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     engineThread_.start();
 
     connect(modelPanel_, &ModelPanel::loadRequested, this, &MainWindow::loadModel);
+    // The draft model (speculative decoding): the panel asks, the worker loads or refuses it.
+    connect(modelPanel_, &ModelPanel::draftRequested, this, [this](const QString& dir) {
+        modelPanel_->setDraftLoading(dir);
+        emit loadDraftRequested(dir);
+    });
+    connect(modelPanel_, &ModelPanel::clearDraftRequested, this, &MainWindow::clearDraftRequested);
+    connect(this, &MainWindow::loadDraftRequested, worker_, &EngineWorker::loadDraft);
+    connect(this, &MainWindow::clearDraftRequested, worker_, &EngineWorker::clearDraft);
+    connect(worker_, &EngineWorker::draftLoaded, this, [this](const ModelSummary& s) {
+        draftDir_ = s.dir;
+        modelPanel_->showDraft(s);
+        runLog_->note(tr("Draft model paired: %1").arg(s.dir));
+    });
+    connect(worker_, &EngineWorker::draftFailed, this, [this](const QString& dir, const QString& error) {
+        draftDir_.clear();
+        modelPanel_->showDraftError(dir, error);
+        runLog_->note(tr("Draft model %1 refused: %2").arg(dir, error));
+    });
+    connect(worker_, &EngineWorker::draftCleared, this, [this] {
+        draftDir_.clear();
+        modelPanel_->showDraftCleared();
+    });
+    connect(worker_, &EngineWorker::speculativeStats, this, [this](quint64 id, const QList<QPair<QString, QString>>& settings) {
+        auto it = pendingRuns_.find(id);
+        if (it != pendingRuns_.end()) it->extraSettings += settings;
+    });
     connect(generation_, &GenerationPanel::runRequested, this, &MainWindow::runGeneration);
     connect(generation_, &GenerationPanel::cancelRequested, this, &MainWindow::cancelGeneration);
     connect(designsView_, &DesignsView::openDesign, this, &MainWindow::openDesign);
@@ -286,6 +312,7 @@ void MainWindow::runGeneration() {
     pending.request = request;
     pending.modelDir = modelDir_;
     pending.backend = modelBackend_;
+    pending.draftDir = draftDir_;
 
     // Latest request wins: cancel whatever is still running or queued, then send the new one.
     worker_->cancel(currentRequest_);
@@ -338,8 +365,6 @@ void MainWindow::onFinished(quint64 id, bool cancelled, const QStringList& notic
         if (cancelled || it->designs.isEmpty()) {
             pendingRuns_.erase(it);
         } else {
-            for (const QString& n : notices)
-                if (n.startsWith(QLatin1String("speculative"))) it->extraSettings.append({QStringLiteral("speculative_note"), n});
             emit scoreDesignsRequested(id, it->request, it->designs);
         }
     }

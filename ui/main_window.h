@@ -95,6 +95,8 @@ public slots:
 signals:
     // To the worker (queued: it lives on engineThread_).
     void loadModelRequested(const QString& dir);
+    void loadDraftRequested(const QString& dir);
+    void clearDraftRequested();
     void generateRequested(quint64 requestId, const carbon::DesignRequest& request);
     void scoreDesignsRequested(quint64 runId, const carbon::DesignRequest& request, const QList<carbon::Design>& designs);
     // To the project store (queued: it lives on storeThread_).
@@ -188,7 +190,7 @@ private:
     quint64 overlayToken_ = 0;
     QByteArray pinnedMask_;  // design-region positions fixed by pinned motifs at the last sync
     QString nextFileAnswer_;
-    QString modelDir_, modelBackend_;
+    QString modelDir_, modelBackend_, draftDir_;
     QStackedWidget* centre_ = nullptr;
     WelcomePage* welcome_ = nullptr;
     std::unique_ptr<QTemporaryDir> sampleFiles_;  // while the sample project is being made

@@ -159,6 +159,16 @@ void MainWindow::setupProject() {
     connect(welcome_, &WelcomePage::loadModelRequested, this, &MainWindow::loadModel);
     connect(welcome_, &WelcomePage::dismissed, this, &MainWindow::showEditor);
     welcome_->setRecentProjects(QSettings().value(kRecentProjectsKey).toStringList());
+    auto offerModels = [this] {
+        QList<QPair<QString, QString>> folders;
+        for (const ModelFolderInfo& m : modelPanel_->folders())
+            if (m.ok)
+                folders.append({tr("%1 (%2 M parameters)").arg(QString::fromStdString(m.name)).arg(double(m.parameters) / 1e6, 0, 'f', 0),
+                                QString::fromStdString(m.dir.string())});
+        welcome_->setModelFolders(folders);
+    };
+    connect(modelPanel_, &ModelPanel::scanned, this, offerModels);
+    offerModels();
     connect(doc_, &SequenceDocument::changed, this, &MainWindow::showEditor);
     connect(browser_, &ProjectBrowser::showRun, this, [this](qint64 run) {
         designsView_->setRunFilter(run);

@@ -1,39 +1,116 @@
-// ModelPanel: recent folders live in QSettings under models/recent (most recent first, 8 kept).
+// ModelPanel: added folders live in QSettings under models/recent (most recent first, 12 kept);
+// inspection runs on QThreadPool and comes back through a queued call guarded by QPointer.
 #include "model_panel.h"
 
-#include <QComboBox>
+#include <QApplication>
+#include <QDir>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
+#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
+#include <QThreadPool>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 namespace carbon::ui {
 
 namespace {
-constexpr int kMaxRecent = 8;
+constexpr int kMaxRecent = 12;
 const char* kRecentKey = "models/recent";
+constexpr int kDirRole = Qt::UserRole;
+
+QString mib(double bytes) {
+    return bytes >= 1024.0 * 1024 * 1024 ? QLocale().toString(bytes / (1024.0 * 1024 * 1024), 'f', 2) + QStringLiteral(" GiB")
+                                          : QLocale().toString(bytes / (1024.0 * 1024), 'f', 1) + QStringLiteral(" MiB");
+}
+
+QString displayName(const ModelFolderInfo& m) {
+    QString name = QString::fromStdString(m.name);
+    if (!m.revision.empty()) name += QStringLiteral(" @") + QString::fromStdString(m.revision).left(8);
+    return name;
+}
 }  // namespace
+
+QString describeModelFolder(const ModelFolderInfo& m) {
+    if (!m.ok) return QObject::tr("Does not load: %1").arg(QString::fromStdString(m.error));
+    const ModelConfig& c = m.config;
+    const uint64_t ctx = uint64_t(c.max_position_embeddings);
+    return QObject::tr("%1 M parameters, %2 layers, hidden %3\n"
+                       "Context %4 tokens (%5 bp), %6 weights, %7 on disk\n"
+                       "Memory on the CPU: %8 (weights %9 + KV cache %10 for one full-context sequence)\n"
+                       "Tokenizer: <dna> %11, </dna> %12, <oov> %13, 6-mers %14..%15 (%16)\n"
+                       "Runs on: CPU (this build has no CUDA backend)")
+        .arg(QLocale().toString(double(m.parameters) / 1e6, 'f', 1))
+        .arg(c.num_hidden_layers)
+        .arg(c.hidden_size)
+        .arg(QLocale().toString(c.max_position_embeddings))
+        .arg(QLocale().toString(qint64(c.max_position_embeddings) * 6))
+        .arg(QString::fromLatin1(dtype_name(m.weights_dtype)))
+        .arg(mib(double(m.disk_bytes)))
+        .arg(mib(double(m.memory_needed(ctx))))
+        .arg(mib(double(m.weight_bytes)))
+        .arg(mib(double(m.kv_bytes_per_token * ctx)))
+        .arg(m.dna_open)
+        .arg(m.dna_close)
+        .arg(m.oov)
+        .arg(m.first_kmer)
+        .arg(m.last_kmer)
+        .arg(QString::fromStdString(m.kmer_ids_from));
+}
 
 ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
-    recent_ = new QComboBox(this);
-    recent_->setAccessibleName(tr("Recent model folders"));
-    recent_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    recent_->setMinimumContentsLength(18);
-    recent_->addItems(QSettings().value(kRecentKey).toStringList());
-    open_ = new QPushButton(tr("&Open model folder…"), this);
-    open_->setAccessibleName(tr("Open model folder"));
-    load_ = new QPushButton(tr("Load"), this);
-    load_->setAccessibleName(tr("Load the selected recent model folder"));
-    load_->setEnabled(recent_->count() > 0);
-    auto* row = new QHBoxLayout;
-    row->addWidget(recent_, 1);
-    row->addWidget(load_);
-    layout->addWidget(open_);
-    layout->addLayout(row);
+    list_ = new QTreeWidget(this);
+    list_->setAccessibleName(tr("Model folders"));
+    list_->setHeaderLabels({tr("Model"), tr("Parameters"), tr("Context"), tr("Memory"), tr("Status")});
+    list_->setRootIsDecorated(false);
+    list_->setUniformRowHeights(true);
+    list_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    list_->setMinimumHeight(110);
+    layout->addWidget(list_);
+    empty_ = new QLabel(tr("<p><b>No model folder yet.</b> A Carbon model is a folder in the Hugging Face layout: "
+                           "<tt>config.json</tt>, <tt>model.safetensors</tt> (or shards with an index) and the tokenizer "
+                           "files. Get one on a machine with internet access with<br><tt>hf download "
+                           "HuggingFaceBio/Carbon-3B --local-dir ~/models/Carbon-3B</tt><br>(or Carbon-500M, Carbon-8B), or "
+                           "copy such a folder, then Add folder. Snapshots already in the Hugging Face cache "
+                           "(~/.cache/huggingface/hub) are listed here by themselves. Carbon Studio never downloads.</p>"),
+                        this);
+    empty_->setWordWrap(true);
+    empty_->setTextFormat(Qt::RichText);
+    empty_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    empty_->setAccessibleName(tr("How to get Carbon weights"));
+    layout->addWidget(empty_);
+    selected_ = new QLabel(this);
+    selected_->setWordWrap(true);
+    selected_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    selected_->setAccessibleName(tr("Selected model folder"));
+    layout->addWidget(selected_);
+
+    auto button = [this](const QString& text, const QString& name) {
+        auto* b = new QPushButton(text, this);
+        b->setAccessibleName(name);
+        return b;
+    };
+    add_ = button(tr("&Add folder…"), tr("Add a model folder"));
+    rescan_ = button(tr("Rescan"), tr("Rescan the model folders and the Hugging Face cache"));
+    load_ = button(tr("Load as &target"), tr("Load the selected folder as the target model"));
+    draft_ = button(tr("Use as &draft"), tr("Pair the selected folder as the draft model"));
+    clearDraft_ = button(tr("No draft"), tr("Generate without a draft model"));
+    auto* row1 = new QHBoxLayout;
+    row1->addWidget(add_);
+    row1->addWidget(rescan_);
+    layout->addLayout(row1);
+    auto* row2 = new QHBoxLayout;
+    row2->addWidget(load_);
+    row2->addWidget(draft_);
+    row2->addWidget(clearDraft_);
+    layout->addLayout(row2);
+
     status_ = new QLabel(tr("No model loaded."), this);
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -42,27 +119,119 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     details_ = new QFormLayout;
     details_->setLabelAlignment(Qt::AlignRight);
     layout->addLayout(details_);
+    draftStatus_ = new QLabel(tr("Draft: none (speculative decoding off)."), this);
+    draftStatus_->setWordWrap(true);
+    draftStatus_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    draftStatus_->setAccessibleName(tr("Draft model status"));
+    layout->addWidget(draftStatus_);
     layout->addStretch(1);
 
-    connect(open_, &QPushButton::clicked, this, &ModelPanel::chooseFolder);
+    connect(add_, &QPushButton::clicked, this, &ModelPanel::chooseFolder);
+    connect(rescan_, &QPushButton::clicked, this, &ModelPanel::rescan);
     connect(load_, &QPushButton::clicked, this, [this] {
-        if (recent_->currentIndex() >= 0) emit loadRequested(recent_->currentText());
+        if (const QString d = selectedDir(); !d.isEmpty()) emit loadRequested(d);
     });
+    connect(draft_, &QPushButton::clicked, this, [this] {
+        if (const QString d = selectedDir(); !d.isEmpty()) emit draftRequested(d);
+    });
+    connect(clearDraft_, &QPushButton::clicked, this, &ModelPanel::clearDraftRequested);
+    connect(list_, &QTreeWidget::currentItemChanged, this, &ModelPanel::showSelected);
+    connect(list_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+        emit loadRequested(item->data(0, kDirRole).toString());
+    });
+    clearDraft_->setEnabled(false);
+    showSelected();
+    rescan();
 }
 
 QStringList ModelPanel::recentFolders() const { return QSettings().value(kRecentKey).toStringList(); }
 
 void ModelPanel::chooseFolder() {
-    const QString start = recent_->count() ? recent_->itemText(0) : QString();
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose a model folder (config.json, safetensors, tokenizer)"), start);
-    if (!dir.isEmpty()) emit loadRequested(dir);
+    const QStringList recent = recentFolders();
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose a model folder (config.json, safetensors, tokenizer)"),
+                                                          recent.isEmpty() ? QDir::homePath() : recent.first());
+    if (dir.isEmpty()) return;
+    addFolder(dir);
+    emit loadRequested(dir);
+}
+
+void ModelPanel::addFolder(const QString& dir) {
+    rememberFolder(dir);
+    rescan();
+}
+
+void ModelPanel::rescan() {
+    if (scanning_) {  // one scan at a time; the newest request runs after it
+        rescanAgain_ = true;
+        return;
+    }
+    scanning_ = true;
+    rescan_->setEnabled(false);
+    const QStringList folders = recentFolders();
+    QPointer<ModelPanel> self(this);
+    QThreadPool::globalInstance()->start([self, folders] {
+        QList<ModelFolderInfo> infos;
+        for (const QString& f : folders) infos.append(inspect_model_folder(f.toStdString()));
+        for (ModelFolderInfo& m : find_hf_snapshots(default_hf_hub_dir()))
+            if (!folders.contains(QString::fromStdString(m.dir.string()))) infos.append(std::move(m));
+        QMetaObject::invokeMethod(qApp, [self, infos] {
+            if (self) self->setInfos(infos);
+        }, Qt::QueuedConnection);
+    });
+}
+
+void ModelPanel::setInfos(const QList<ModelFolderInfo>& infos) {
+    const QString keep = selectedDir();
+    infos_ = infos;
+    list_->clear();
+    for (const ModelFolderInfo& m : infos_) {
+        const QString dir = QString::fromStdString(m.dir.string());
+        QStringList cols = {displayName(m)};
+        if (m.ok) {
+            cols << tr("%1 M").arg(QLocale().toString(double(m.parameters) / 1e6, 'f', 1))
+                 << tr("%1 bp").arg(QLocale().toString(qint64(m.config.max_position_embeddings) * 6))
+                 << mib(double(m.memory_needed(uint64_t(m.config.max_position_embeddings)))) << tr("ready");
+        } else {
+            cols << QString() << QString() << QString() << tr("does not load");
+        }
+        auto* item = new QTreeWidgetItem(list_, cols);
+        item->setData(0, kDirRole, dir);
+        item->setToolTip(0, dir);
+        item->setToolTip(4, m.ok ? tr("Described from its files; not loaded yet") : QString::fromStdString(m.error));
+        if (!m.ok) item->setForeground(4, QColor(0xb0, 0x00, 0x20));
+        if (dir == keep) list_->setCurrentItem(item);
+    }
+    if (!list_->currentItem() && list_->topLevelItemCount() > 0) list_->setCurrentItem(list_->topLevelItem(0));
+    const bool none = infos_.isEmpty();
+    empty_->setVisible(none);
+    list_->setVisible(!none);
+    scanning_ = false;
+    rescan_->setEnabled(true);
+    showSelected();
+    emit scanned();
+    if (std::exchange(rescanAgain_, false)) rescan();
+}
+
+QString ModelPanel::selectedDir() const {
+    const QTreeWidgetItem* item = list_->currentItem();
+    return item ? item->data(0, kDirRole).toString() : QString();
+}
+
+void ModelPanel::showSelected() {
+    const QString dir = selectedDir();
+    const ModelFolderInfo* info = nullptr;
+    for (const ModelFolderInfo& m : infos_)
+        if (QString::fromStdString(m.dir.string()) == dir) info = &m;
+    load_->setEnabled(info && info->ok);
+    draft_->setEnabled(info && info->ok);
+    selected_->setVisible(info != nullptr);
+    if (info) selected_->setText(QStringLiteral("%1\n%2").arg(dir, describeModelFolder(*info)));
 }
 
 void ModelPanel::setLoading(const QString& dir) {
     clearDetails();
     status_->setStyleSheet({});
     status_->setText(tr("Loading %1…").arg(dir));
-    open_->setEnabled(false);
     load_->setEnabled(false);
 }
 
@@ -70,7 +239,7 @@ void ModelPanel::showSummary(const ModelSummary& summary) {
     clearDetails();
     rememberFolder(summary.dir);
     status_->setStyleSheet({});
-    QString text = tr("Loaded %1").arg(summary.dir);
+    QString text = tr("Target: %1").arg(summary.dir);
     if (!summary.notice.isEmpty()) text += QStringLiteral("\n") + summary.notice;
     status_->setText(text);
     for (const auto& [label, value] : summary.rows) {
@@ -79,26 +248,53 @@ void ModelPanel::showSummary(const ModelSummary& summary) {
         v->setTextInteractionFlags(Qt::TextSelectableByMouse);
         details_->addRow(label + QLatin1Char(':'), v);
     }
-    open_->setEnabled(true);
-    load_->setEnabled(true);
+    showSelected();
+    rescan();  // the folder is remembered now
 }
 
 void ModelPanel::showError(const QString& dir, const QString& error) {
     clearDetails();
     status_->setStyleSheet(QStringLiteral("color: #b00020"));
     status_->setText(tr("Could not load %1:\n%2").arg(dir, error));
-    open_->setEnabled(true);
-    load_->setEnabled(recent_->count() > 0);
+    showSelected();
+}
+
+void ModelPanel::setDraftLoading(const QString& dir) {
+    draftStatus_->setStyleSheet({});
+    draftStatus_->setText(tr("Draft: loading %1…").arg(dir));
+}
+
+void ModelPanel::showDraft(const ModelSummary& summary) {
+    draftStatus_->setStyleSheet({});
+    QString params;
+    for (const auto& [label, value] : summary.rows)
+        if (label == tr("Parameters")) params = value;
+    draftStatus_->setText(tr("Draft: %1 (%2). Runs propose tokens with it and the target verifies them: the same "
+                             "designs, sooner when the draft agrees. Acceptance and speed-up are in the run log.")
+                              .arg(summary.dir, params));
+    clearDraft_->setEnabled(true);
+    rememberFolder(summary.dir);
+}
+
+void ModelPanel::showDraftError(const QString& dir, const QString& error) {
+    draftStatus_->setStyleSheet(QStringLiteral("color: #b00020"));
+    draftStatus_->setText(tr("Draft %1 refused:\n%2").arg(dir, error));
+    clearDraft_->setEnabled(false);
+}
+
+void ModelPanel::showDraftCleared() {
+    draftStatus_->setStyleSheet({});
+    draftStatus_->setText(tr("Draft: none (speculative decoding off)."));
+    clearDraft_->setEnabled(false);
 }
 
 void ModelPanel::rememberFolder(const QString& dir) {
     QStringList list = recentFolders();
+    if (!list.isEmpty() && list.first() == dir) return;
     list.removeAll(dir);
     list.prepend(dir);
     while (list.size() > kMaxRecent) list.removeLast();
     QSettings().setValue(kRecentKey, list);
-    recent_->clear();
-    recent_->addItems(list);
 }
 
 void ModelPanel::clearDetails() {

@@ -1,15 +1,23 @@
-// ModelPanel: choose a model folder (dialog or a remembered recent one), ask for it to be loaded
-// and show what the engine detected or the carbon::Error text when it does not load.
+// ModelPanel: the model manager. It lists model folders (those the user added, remembered in
+// QSettings, and the snapshots in the Hugging Face cache), each described without loading it
+// (parameters, context, dtype, size, memory needed, tokenizer check) or with the reason it does
+// not load; folders are inspected on a pool thread, never on the GUI thread. The selected folder
+// is loaded as the target or paired as the draft (speculative decoding); the loaded target's
+// details and the draft's state are shown below. With no folder known it says how to get the
+// Carbon weights.
 #pragma once
 
+#include <QList>
 #include <QWidget>
 
+#include "carbon/model_catalog.h"
 #include "engine_worker.h"
 
-class QComboBox;
 class QFormLayout;
 class QLabel;
 class QPushButton;
+class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace carbon::ui {
 
@@ -17,26 +25,53 @@ class ModelPanel : public QWidget {
     Q_OBJECT
 public:
     explicit ModelPanel(QWidget* parent = nullptr);
-    QStringList recentFolders() const;
+    QStringList recentFolders() const;  // loaded or added by the user, most recent first
+    QTreeWidget* folderList() const { return list_; }
+    // The inspected folders as last listed (added folders first, then the cache's snapshots).
+    const QList<carbon::ModelFolderInfo>& folders() const { return infos_; }
+    bool isScanning() const { return scanning_; }
 
 public slots:
-    void chooseFolder();  // QFileDialog, then loadRequested
+    void chooseFolder();  // QFileDialog, then the folder is added and loaded
+    void addFolder(const QString& dir);  // remembered and listed (inspected in the background)
+    void rescan();                       // the added folders and the Hugging Face cache again
     void setLoading(const QString& dir);
     void showSummary(const carbon::ui::ModelSummary& summary);
     void showError(const QString& dir, const QString& error);
+    void setDraftLoading(const QString& dir);
+    void showDraft(const carbon::ui::ModelSummary& summary);
+    void showDraftError(const QString& dir, const QString& error);
+    void showDraftCleared();
 
 signals:
     void loadRequested(const QString& dir);
+    void draftRequested(const QString& dir);
+    void clearDraftRequested();
+    void scanned();  // folders() is up to date
 
 private:
     void rememberFolder(const QString& dir);
     void clearDetails();
+    void setInfos(const QList<carbon::ModelFolderInfo>& infos);
+    void showSelected();
+    QString selectedDir() const;
 
-    QComboBox* recent_;
-    QPushButton* open_;
+    QTreeWidget* list_;
+    QLabel* empty_;
+    QLabel* selected_;
+    QPushButton* add_;
+    QPushButton* rescan_;
     QPushButton* load_;
+    QPushButton* draft_;
+    QPushButton* clearDraft_;
     QLabel* status_;
+    QLabel* draftStatus_;
     QFormLayout* details_;
+    QList<carbon::ModelFolderInfo> infos_;
+    bool scanning_ = false, rescanAgain_ = false;
 };
+
+// Text for a folder's description in the manager (also used by the welcome page's list).
+QString describeModelFolder(const carbon::ModelFolderInfo& info);
 
 }  // namespace carbon::ui

@@ -93,11 +93,11 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
            "<p>Carbon-500M also serves as a draft for the 3B and 8B: pair it in the Model panel and "
            "designs come faster, unchanged.</p>"),
         body));
-    models->addWidget(new QLabel(tr("Found in your Hugging Face cache:"), body));
+    models->addWidget(new QLabel(tr("Model folders found (added, or in the Hugging Face cache); activate one to load it:"), body));
     models_ = new QListWidget(body);
     models_->setAccessibleName(tr("Model folders found"));
     models_->setMaximumHeight(120);
-    modelsEmpty_ = new QLabel(tr("(none: ~/.cache/huggingface/hub holds no model snapshots)"), body);
+    modelsEmpty_ = new QLabel(tr("(none yet: no folder added, and the Hugging Face cache holds no model snapshot)"), body);
     modelsEmpty_->setWordWrap(true);
     models->addWidget(models_);
     models->addWidget(modelsEmpty_);
