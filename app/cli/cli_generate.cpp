@@ -39,7 +39,7 @@ std::string read_single_record(const std::string& path, const std::string& what)
 int cmd_generate(const std::vector<std::string>& argv) {
     Args a(argv,
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
-            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "draft", "draft-tokens"},
+            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "draft", "draft-tokens", "draft-verify"},
            {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
     if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
@@ -87,8 +87,12 @@ int cmd_generate(const std::vector<std::string>& argv) {
         spec.max_draft_tokens = std::max<size_t>(8, spec.draft_tokens);
         spec.draft_context = size_t(draft->config().max_position_embeddings);
         spec.auto_disable = !a.flag("no-auto-disable");
-    } else if (a.get("draft-tokens")) {
-        throw Error("--draft-tokens needs --draft DIR");
+        const std::string verify = a.get_or("draft-verify", "distribution");
+        if (verify == "distribution") spec.verify = SpeculativeVerify::Distribution;
+        else if (verify == "identical") spec.verify = SpeculativeVerify::Identical;
+        else throw Error("--draft-verify must be distribution or identical, not '" + verify + "'");
+    } else if (a.get("draft-tokens") || a.get("draft-verify")) {
+        throw Error("--draft-tokens and --draft-verify need --draft DIR");
     }
     const bool quiet = a.flag("quiet");
     ProgressPrinter progress(quiet);
@@ -107,9 +111,9 @@ int cmd_generate(const std::vector<std::string>& argv) {
     const SpeculativeStats& ss = r.speculative;
     if (ss.used) {
         std::fprintf(stderr,
-                     "speculative: %zu drafted, %zu accepted (%.1f%%), %.2f tokens per target pass, %zu target passes, "
-                     "%zu draft passes, measured speed-up %.2fx%s%s\n",
-                     ss.drafted, ss.accepted, 100 * ss.acceptance_rate(), ss.tokens_per_target_pass(), ss.target_passes,
+                     "speculative (%s verification): %zu drafted, %zu accepted (%.1f%%), %.2f tokens per target pass, "
+                     "%zu target passes, %zu draft passes, measured speed-up %.2fx%s%s\n",
+                     speculative_verify_name(ss.verify), ss.drafted, ss.accepted, 100 * ss.acceptance_rate(), ss.tokens_per_target_pass(), ss.target_passes,
                      ss.draft_passes, ss.speedup(), ss.disabled ? "; switched off: " : "", ss.disabled_reason.c_str());
     }
     for (const Design& d : r.designs) {
@@ -134,24 +138,9 @@ int cmd_generate(const std::vector<std::string>& argv) {
 
     // --project: the run with every setting and its designs (with regions) into a project file.
     if (auto project = a.get("project")) {
-        RunSettings s = {{"mode", generation_mode_name(req.mode)}, {"tags", req.tags}, {"left_context", req.left_context},
-                         {"right_flank", req.right_flank}, {"length", std::to_string(req.length)},
-                         {"template", req.template_iupac}, {"count", std::to_string(req.count)},
-                         {"temperature", std::to_string(req.sampling.temperature)}, {"top_p", std::to_string(req.sampling.top_p)},
-                         {"seed", std::to_string(req.sampling.seed)},
-                         {"max_homopolymer", std::to_string(req.constraints.max_homopolymer)}, {"forbid", a.get_or("forbid", "")},
-                         {"gc_min", std::to_string(req.constraints.gc_min)}, {"gc_max", std::to_string(req.constraints.gc_max)},
-                         {"max_backtracks", std::to_string(req.max_backtracks)}, {"threads", a.get_or("threads", "")},
-                         {"draft", a.get_or("draft", "")}};
-        if (ss.used) {
-            s.push_back({"draft_tokens", std::to_string(spec.draft_tokens)});
-            s.push_back({"spec_drafted", std::to_string(ss.drafted)});
-            s.push_back({"spec_accepted", std::to_string(ss.accepted)});
-            s.push_back({"spec_acceptance_rate", std::to_string(ss.acceptance_rate())});
-            s.push_back({"spec_tokens_per_target_pass", std::to_string(ss.tokens_per_target_pass())});
-            s.push_back({"spec_speedup", std::to_string(ss.speedup())});
-            s.push_back({"spec_disabled", ss.disabled ? ss.disabled_reason : "no"});
-        }
+        // The request's own settings and the speculative figures are added by store_generation.
+        RunSettings s = {{"threads", a.get_or("threads", "")}, {"draft", a.get_or("draft", "")}};
+        if (ss.used) s.push_back({"draft_tokens", std::to_string(spec.draft_tokens)});
         // Per-base tracks of every design, read in its place: [tags]<dna>context+design+flank</dna>.
         ScoreOptions so;
         so.tags = req.tags;

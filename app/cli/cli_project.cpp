@@ -194,7 +194,10 @@ void store_generation(const std::string& project, const Model& model, const Desi
     auto p = open_project(project);
     int64_t context_id = 0;
     if (!req.left_context.empty()) context_id = sequence_id_for(*p, {"context", "left context of a generation run", req.left_context}, "carbon-cli generate");
-    const int64_t run_id = p->begin_run(st::make_run(model, "generate", req.sampling.seed, settings));
+    st::RunSettings all = st::generation_settings(req);
+    all.insert(all.end(), settings.begin(), settings.end());
+    for (auto& kv : st::speculative_settings(result.speculative)) all.push_back(std::move(kv));
+    const int64_t run_id = p->begin_run(st::make_run(model, "generate", req.sampling.seed, std::move(all)));
     for (size_t di = 0; di < result.designs.size(); ++di) {
         const Design& d = result.designs[di];
         std::vector<st::Track> tracks;

@@ -25,7 +25,8 @@ int cmd_project(const std::vector<std::string>& args);
 // Each stores one run and its results in one transaction per logical unit (a design with its
 // regions lands whole). `bases_per_second` 0 when not measured.
 // `design_tracks[i]` is the per-base track of result.designs[i] (scored in its context and
-// flank); empty vectors store no tracks.
+// flank); empty vectors store no tracks. store_generation stores every setting of the request and
+// the speculative figures itself; `settings` adds the command line's own (threads, draft).
 void store_generation(const std::string& project, const Model& model, const DesignRequest& request, const GenerationResult& result,
                       const std::vector<std::vector<BaseScore>>& design_tracks, const RunSettings& settings,
                       double bases_per_second);

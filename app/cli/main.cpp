@@ -29,7 +29,8 @@ usage:
   carbon-cli generate --model DIR [--context SEQ | --context-fasta FILE] [--right-flank SEQ] [--tags T1,T2]
              (--length N | --template IUPAC) [--count N] [--mode fns|direct] [--temperature T] [--top-p P]
              [--seed S] [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX] --out FILE.fasta
-             [--draft DIR [--draft-tokens K] [--no-auto-disable]] [--project FILE]
+             [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
+             [--project FILE]
              [--backend auto|cpu|cuda] [--threads N] [--free-tags] [--quiet]
   carbon-cli score --model DIR --in FILE.fasta [--json] [--tracks OUT.tsv] [--tags T1,T2] [--window N] [--yarn F]
   carbon-cli variant --model DIR --in FILE.fasta --pos P [--ref B] --alt B [--window BP] [--rc]

@@ -19,9 +19,20 @@ namespace carbon {
 
 const char* generation_mode_name(GenerationMode m) { return m == GenerationMode::Fns ? "fns" : "direct"; }
 
+const char* speculative_verify_name(SpeculativeVerify v) {
+    return v == SpeculativeVerify::Distribution ? "distribution" : "identical";
+}
+
 namespace {
 
 constexpr size_t kHistoryDepth = 16;  // tokens a design can step back
+
+// Philox "step" ranges of speculative sampling's own draws, apart from the target's own choices
+// (which use steps 0 .. 2 * n_tokens): per design stream and generated token.
+constexpr uint64_t kDraftDraws = uint64_t(1) << 40;     // the draft's proposal
+constexpr uint64_t kAcceptDraws = uint64_t(2) << 40;    // accept with probability min(1, p/q)
+constexpr uint64_t kResidualDraws = uint64_t(3) << 40;  // the token drawn from (p - q)+ at a rejection
+
 
 char upper(char c) { return c >= 'a' && c <= 'z' ? char(c - 32) : c; }
 
@@ -181,6 +192,7 @@ public:
     Generator(Backend& be, const Tokenizer& tok, const DesignRequest& r, const Plan& p, const SpeculativeConfig* spec)
         : be_(be), tok_(tok), r_(r), p_(p), c_(r.constraints), spec_(spec) {
         if (spec_) k_ = std::clamp<size_t>(spec_->draft_tokens, 1, std::max<size_t>(1, spec_->max_draft_tokens));
+        distribution_ = spec_ && spec_->verify == SpeculativeVerify::Distribution && r.sampling.temperature > 0 && !c_.active();
         prefix_len_ = p.prefix_len;
     }
 
@@ -196,6 +208,10 @@ private:
     bool choose_fns(DesignState& d, Step& st, size_t step, size_t design_index);
     bool choose_direct(DesignState& d, Step& st, size_t step, size_t design_index);
     void choose(DesignState& d, size_t design_index);
+    // Speculative sampling (Distribution verification): the distribution over the 4,096 6-mers
+    // the sampler draws step `step` from, and taking 6-mer `index` as that step's token.
+    std::vector<double> token_distribution(const Step& st, size_t step) const;
+    void commit(DesignState& d, const Step& st, int index) const;
     Step make_step(size_t step, const float* logits, size_t width) const;
     void push_step(DesignState& d, const float* logits, size_t width);
     bool finished(const DesignState& d) const { return d.tokens.size() >= p_.n_tokens; }
@@ -210,6 +226,7 @@ private:
     const DesignConstraints& c_;
     const SpeculativeConfig* spec_ = nullptr;
     bool spec_on_ = false;
+    bool distribution_ = false;  // speculative sampling (else verification by identity)
     size_t k_ = 4;
     SpeculativeStats stats_;
     size_t prefix_len_ = 0;  // prompt tokens up to and including <dna> (kept in the draft's window)
@@ -379,6 +396,42 @@ void Generator::choose(DesignState& d, size_t design_index) {
     }
 }
 
+std::vector<double> Generator::token_distribution(const Step& st, size_t step) const {
+    std::vector<double> d(kNumKmers, 0.0);
+    auto mask = [&](size_t j) {
+        const size_t g = step * 6 + j;
+        return g < p_.gen_len ? p_.masks[g] : kAnyBase;
+    };
+    if (r_.mode == GenerationMode::Fns) {
+        // choose_fns without constraints draws each base independently from these.
+        std::array<std::array<float, 4>, 6> q;
+        for (size_t j = 0; j < 6; ++j) q[j] = adjust_base_distribution(st.choice[j], mask(j), r_.sampling.temperature, r_.sampling.top_p);
+        for (int v = 0; v < kNumKmers; ++v) {
+            double x = 1.0;
+            for (size_t j = 0; j < 6 && x > 0; ++j) x *= double(q[j][size_t(kmer_base(v, int(j)))]);
+            d[size_t(v)] = x;
+        }
+        return d;
+    }
+    std::vector<float> cand(st.logits.size(), -std::numeric_limits<float>::infinity());
+    for (int v = 0; v < kNumKmers; ++v) {
+        bool ok = true;
+        for (size_t j = 0; j < 6 && ok; ++j) ok = mask(j) >> kmer_base(v, int(j)) & 1;
+        if (ok) cand[size_t(v)] = st.logits[size_t(v)];
+    }
+    return sampling_distribution(cand, r_.sampling);
+}
+
+void Generator::commit(DesignState& d, const Step& st, int index) const {
+    d.tokens.push_back(index);
+    for (size_t j = 0; j < 6; ++j) {
+        const int b = kmer_base(index, int(j));
+        d.seq_bases.push_back(kKmerBases[size_t(b)]);
+        d.logp.push_back(std::log(double(st.plain[j][size_t(b)])));
+    }
+    d.pending = tok_.kmer_id(index);
+}
+
 void Generator::plain_round(std::vector<DesignState>& ds, ForwardOutput& out) {
     // Invariant between rounds: every unfinished design's last chosen token is pending (not yet in
     // its cache); the cache holds the prompt and the tokens before it.
@@ -439,9 +492,11 @@ void Generator::speculative_round(std::vector<DesignState>& ds, ForwardOutput& o
     ForwardOutput dout;
     draft_catch_up(ds, active, dout);
 
-    // Draft: up to k tokens per design, chosen exactly as the target would choose (same masks,
-    // constraints, search order and draws), on the draft's distributions.
+    // Draft: up to k tokens per design. Distribution: drawn from the draft's q. Identical: chosen
+    // exactly as the target would choose (same masks, constraints, search order and draws), on
+    // the draft's distributions.
     std::vector<std::vector<int32_t>> drafts(ds.size());
+    std::vector<std::vector<std::vector<double>>> qdists(ds.size());  // Distribution: q of each drafted token
     std::vector<DesignState> views(ds.size());
     std::vector<bool> drafting(ds.size(), false);
     for (size_t a : active) {
@@ -462,10 +517,16 @@ void Generator::speculative_round(std::vector<DesignState>& ds, ForwardOutput& o
                 continue;
             }
             Step st = make_step(step, dout.row(rows[a]), dout.width);
-            const bool ok = r_.mode == GenerationMode::Fns ? choose_fns(views[a], st, step, a) : choose_direct(views[a], st, step, a);
-            if (!ok) {
-                drafting[a] = false;
-                continue;
+            if (distribution_) {  // a draw from q, remembered for the acceptance test
+                qdists[a].push_back(token_distribution(st, step));
+                const int x = int(draw_from(qdists[a].back(), uniform01(r_.sampling.seed, a, kDraftDraws + step, 0)));
+                views[a].tokens.push_back(x);
+            } else {
+                const bool ok = r_.mode == GenerationMode::Fns ? choose_fns(views[a], st, step, a) : choose_direct(views[a], st, step, a);
+                if (!ok) {
+                    drafting[a] = false;
+                    continue;
+                }
             }
             drafts[a].push_back(tok_.kmer_id(views[a].tokens.back()));
             if (i + 1 < k_ && step + 1 < p_.n_tokens) {
@@ -504,6 +565,21 @@ void Generator::speculative_round(std::vector<DesignState>& ds, ForwardOutput& o
         size_t acc = 0;
         for (size_t r = 0; r <= drafts[active[q]].size() && !finished(d); ++r) {
             push_step(d, out.row(q, r), out.width);
+            if (distribution_ && r < drafts[active[q]].size()) {
+                // Keep x with probability min(1, p(x)/q(x)); else draw from (p - q)+, normalised.
+                const size_t step = d.tokens.size();
+                const std::vector<double> pd = token_distribution(d.history.back(), step);
+                const SpeculativeStep sp = speculative_step(pd, qdists[active[q]][r], size_t(views[active[q]].tokens[step]),
+                                                            uniform01(r_.sampling.seed, active[q], kAcceptDraws + step, 0),
+                                                            uniform01(r_.sampling.seed, active[q], kResidualDraws + step, 0));
+                ++stats_.tokens;
+                commit(d, d.history.back(), int(sp.token));
+                if (sp.accepted) {
+                    ++acc;
+                    continue;
+                }
+                break;
+            }
             const size_t backs = d.backtracks;
             choose(d, active[q]);
             ++stats_.tokens;
@@ -566,6 +642,12 @@ GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::
             }
             spec_on_ = true;
             stats_.used = true;
+            stats_.verify = distribution_ ? SpeculativeVerify::Distribution : SpeculativeVerify::Identical;
+            if (spec_->verify == SpeculativeVerify::Distribution && !distribution_ && r_.sampling.temperature > 0)
+                result.notices.push_back(
+                    "speculative decoding verified drafted tokens by identity with the target's own choices (the same "
+                    "designs as the target alone): the homopolymer / motif / GC constraints are met by a backtracking "
+                    "search, which is not a draw from one distribution that speculative sampling could compare");
         }
         const size_t total = p_.design_len * ds.size();
         size_t measured = 0, spec_rounds = 0;

@@ -45,42 +45,103 @@ void log_softmax(std::span<const float> logits, std::span<float> out) {
     for (size_t i = 0; i < logits.size(); ++i) out[i] = float(double(logits[i]) - lse);
 }
 
-size_t sample_index(std::span<const float> logits, const SamplingParams& params, float u) {
+namespace {
+
+// Softmax weights at the temperature (unnormalised, fp64), their order for the nucleus (most
+// likely first, ties by index; identity order without top-p) and how many of them the nucleus
+// keeps. Shared by sample_index and sampling_distribution, so both describe the same sampler.
+struct Nucleus {
+    std::vector<double> p;
+    std::vector<uint32_t> order;
+    size_t keep = 0;
+    double kept = 0;
+};
+
+void check_params(std::span<const float> logits, const SamplingParams& params) {
     if (logits.empty()) throw Error("sample_index: no candidates");
     if (!(params.temperature >= 0.0f) || !std::isfinite(params.temperature))
         throw Error("temperature must be a finite number >= 0");
     if (!(params.top_p > 0.0f && params.top_p <= 1.0f)) throw Error("top_p must be in (0, 1]");
-    if (params.temperature == 0.0f) return argmax(logits);
+}
+
+Nucleus nucleus(std::span<const float> logits, const SamplingParams& params) {
+    Nucleus z;
     const size_t n = logits.size();
     float mx = -std::numeric_limits<float>::infinity();
     for (float x : logits) mx = std::max(mx, x);
-    std::vector<double> p(n);
+    z.p.resize(n);
     double sum = 0.0;
     for (size_t i = 0; i < n; ++i) {
-        p[i] = std::exp((double(logits[i]) - double(mx)) / double(params.temperature));
-        sum += p[i];
+        z.p[i] = std::exp((double(logits[i]) - double(mx)) / double(params.temperature));
+        sum += z.p[i];
     }
-    std::vector<uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0u);
-    size_t keep = n;
+    z.order.resize(n);
+    std::iota(z.order.begin(), z.order.end(), 0u);
+    z.keep = n;
     if (params.top_p < 1.0f) {
-        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return p[a] > p[b]; });
+        std::stable_sort(z.order.begin(), z.order.end(), [&](uint32_t a, uint32_t b) { return z.p[a] > z.p[b]; });
         double acc = 0.0;
         const double target = double(params.top_p) * sum;
-        for (keep = 0; keep < n;) {
-            acc += p[order[keep++]];
+        for (z.keep = 0; z.keep < n;) {
+            acc += z.p[z.order[z.keep++]];
             if (acc >= target) break;
         }
     }
-    double kept = 0.0;
-    for (size_t i = 0; i < keep; ++i) kept += p[order[i]];
-    const double target = double(u) * kept;
+    for (size_t i = 0; i < z.keep; ++i) z.kept += z.p[z.order[i]];
+    return z;
+}
+
+}  // namespace
+
+size_t sample_index(std::span<const float> logits, const SamplingParams& params, float u) {
+    check_params(logits, params);
+    if (params.temperature == 0.0f) return argmax(logits);
+    const Nucleus z = nucleus(logits, params);
+    const double target = double(u) * z.kept;
     double acc = 0.0;
-    for (size_t i = 0; i < keep; ++i) {
-        acc += p[order[i]];
-        if (target < acc) return order[i];
+    for (size_t i = 0; i < z.keep; ++i) {
+        acc += z.p[z.order[i]];
+        if (target < acc) return z.order[i];
     }
-    return order[keep - 1];
+    return z.order[z.keep - 1];
+}
+
+std::vector<double> sampling_distribution(std::span<const float> logits, const SamplingParams& params) {
+    check_params(logits, params);
+    if (params.temperature == 0.0f) {
+        std::vector<double> d(logits.size(), 0.0);
+        d[argmax(logits)] = 1.0;
+        return d;
+    }
+    const Nucleus z = nucleus(logits, params);
+    std::vector<double> d(logits.size(), 0.0);
+    for (size_t i = 0; i < z.keep; ++i) d[z.order[i]] = z.p[z.order[i]] / z.kept;
+    return d;
+}
+
+size_t draw_from(std::span<const double> w, float u) {
+    double sum = 0;
+    for (double x : w) sum += x > 0 ? x : 0;
+    if (!(sum > 0)) throw Error("draw_from: every weight is zero");
+    const double target = double(u) * sum;
+    double acc = 0;
+    size_t last = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+        if (!(w[i] > 0)) continue;
+        acc += w[i];
+        last = i;
+        if (target < acc) return i;
+    }
+    return last;  // rounding ran past the end: the last index with weight
+}
+
+SpeculativeStep speculative_step(std::span<const double> p, std::span<const double> q, size_t x, float u_accept, float u_residual) {
+    if (p.size() != q.size() || x >= p.size()) throw Error("speculative_step: distributions of different sizes or token out of range");
+    if (double(u_accept) * q[x] < p[x]) return {true, x};
+    std::vector<double> residual(p.size());
+    double mass = 0;
+    for (size_t v = 0; v < p.size(); ++v) mass += residual[v] = std::max(0.0, p[v] - q[v]);
+    return {false, mass > 0 ? draw_from(residual, u_residual) : draw_from(p, u_residual)};
 }
 
 }  // namespace carbon

@@ -64,7 +64,8 @@ RunSettings generation_settings(const DesignRequest& req) {
 
 RunSettings speculative_settings(const SpeculativeStats& ss) {
     if (!ss.used) return {};
-    return {{"spec_drafted", std::to_string(ss.drafted)},
+    return {{"spec_verify", speculative_verify_name(ss.verify)},
+            {"spec_drafted", std::to_string(ss.drafted)},
             {"spec_accepted", std::to_string(ss.accepted)},
             {"spec_acceptance_rate", std::to_string(ss.acceptance_rate())},
             {"spec_tokens_per_target_pass", std::to_string(ss.tokens_per_target_pass())},

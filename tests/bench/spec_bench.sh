@@ -29,3 +29,19 @@ for count in 1 16; do
   done
 done
 echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Sampled designs: acceptance under the two verifications (same drafts, same seed). Identity with
+# the target's own draw accepts only when two samplers coincide; speculative sampling accepts
+# with probability min(1, p/q), which is never lower on average (1 - total variation distance).
+OTHER4=build/models/carbon-500m-other4
+[ -f "$OTHER4/config.json" ] || build/bin/carbon-cli make-test-model --preset carbon-500m --layers 4 --out "$OTHER4" --seed 2
+for draft in "$OTHER4" "$DRAFT4"; do
+  for t in 0.7 1.0; do
+    for verify in identical distribution; do
+      printf "== batch 8, 300 bp sampled FNS, T=%s, draft %s, %s: " "$t" "$draft" "$verify"
+      build/bin/carbon-cli generate --model "$TARGET" --draft "$draft" --draft-verify "$verify" --no-auto-disable --backend cpu \
+        --threads "$THREADS" --context "$CTX" --length 300 --count 8 --temperature "$t" --seed 3 --quiet \
+        --out build/bench/spec-sampled.fasta 2>&1 | grep '^speculative' | sed 's/.*verification): //'
+    done
+  done
+done

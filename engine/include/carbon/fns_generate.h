@@ -61,12 +61,25 @@ struct GenerationCallbacks {
     std::function<void(const Design&)> on_design;
 };
 
-// Speculative decoding with a draft model (Carbon-500M for the 3B / 8B). Verification is by
-// equality with the choice the target itself makes at each step (the same masks, constraints,
-// search order and Philox draws), on logits that the backends compute bit-identically whether a
-// token is decoded alone or verified in a batch. So the designs are identical, base for base, to
-// the target alone for the same seed, greedy or sampled (a stronger guarantee than equality in
-// distribution). See docs/fns.md.
+// Speculative decoding with a draft model (Carbon-500M for the 3B / 8B): the draft proposes up
+// to k tokens, the target scores them all in one batched pass, and a prefix of them is kept plus
+// one token of the target's. Two ways of deciding what is kept (docs/fns.md):
+//  - Distribution (the default): speculative sampling. A drafted token x, drawn from q (the
+//    draft's distribution as the sampler really draws from it: in FNS mode the product of the six
+//    adjusted marginals over the 4,096 6-mers with the template's masks, in direct mode the
+//    tempered top-p softmax over the allowed 6-mers), is kept with probability min(1, p(x)/q(x))
+//    for the target's p; at the first rejection the token is drawn from the normalised positive
+//    part of p - q. The designs are distributed exactly as the target's alone (not the same
+//    designs for a seed). Used when sampling (temperature > 0) without sequence-level constraints.
+//  - Identical: a drafted token is kept when it equals the choice the target itself makes there
+//    (same masks, constraints, search order and Philox draws), on logits the backends compute
+//    bit-identically alone or in a batch: the designs are identical, base for base, to the target
+//    alone for the same seed. Always used for greedy decoding (where both coincide) and when
+//    homopolymer / motif / GC constraints are set (their backtracking search is not a draw from
+//    one distribution), and on request.
+enum class SpeculativeVerify { Distribution, Identical };
+const char* speculative_verify_name(SpeculativeVerify v);
+
 struct SpeculativeConfig {
     Backend* draft = nullptr;             // the draft model's backend
     const Tokenizer* draft_tokenizer = nullptr;
@@ -75,10 +88,12 @@ struct SpeculativeConfig {
     bool adaptive = true;                 // grow k after full acceptance, shrink after a miss
     bool auto_disable = true;             // switch speculation off when it measurably does not pay
     size_t draft_context = 0;             // the draft's window in tokens (0: unlimited)
+    SpeculativeVerify verify = SpeculativeVerify::Distribution;  // preferred; see above for when it applies
 };
 
 struct SpeculativeStats {
     bool used = false;
+    SpeculativeVerify verify = SpeculativeVerify::Identical;  // the verification the run used
     bool disabled = false;           // switched off during the run (it did not pay)
     std::string disabled_reason;
     size_t target_passes = 0;        // verification passes (each over all unfinished designs)

@@ -34,4 +34,23 @@ void log_softmax(std::span<const float> logits, std::span<float> out);
 // the uniform draw u in [0, 1).
 size_t sample_index(std::span<const float> logits, const SamplingParams& params, float u);
 
+// The distribution sample_index draws from, normalised (zero outside the nucleus; one-hot at the
+// arg-max for temperature 0): what speculative sampling compares target and draft by.
+std::vector<double> sampling_distribution(std::span<const float> logits, const SamplingParams& params);
+
+// Inverse CDF over non-negative weights in index order (normalised here), u in [0, 1): the index
+// drawn. Error when every weight is zero.
+size_t draw_from(std::span<const double> weights, float u);
+
+// One step of speculative sampling (Leviathan et al. 2023; Chen et al. 2023): token x was drawn
+// from the draft's distribution q; keep it when u_accept * q(x) < p(x) (probability
+// min(1, p(x)/q(x))), else draw the replacement from the normalised positive part of p - q with
+// u_residual (from p itself when p == q leaves nothing). Over x ~ q and both uniforms, the token
+// returned is distributed exactly as p.
+struct SpeculativeStep {
+    bool accepted = false;
+    size_t token = 0;
+};
+SpeculativeStep speculative_step(std::span<const double> p, std::span<const double> q, size_t x, float u_accept, float u_residual);
+
 }  // namespace carbon
