@@ -69,7 +69,9 @@ void MainWindow::setupProject() {
     chartDock->setObjectName(QStringLiteral("designTracksDock"));
     chartDock->setWidget(designChart_);
     addDockWidget(Qt::BottomDockWidgetArea, chartDock);
-    tabifyDockWidget(findChild<QDockWidget*>(QStringLiteral("designsDock")), chartDock);
+    auto* designsDock = findChild<QDockWidget*>(QStringLiteral("designsDock"));
+    tabifyDockWidget(designsDock, chartDock);
+    designsDock->raise();  // the table in front; the chart comes forward when tracks are overlaid
 
     store_ = new ProjectStore;
     store_->moveToThread(&storeThread_);

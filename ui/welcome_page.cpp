@@ -48,11 +48,11 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     grid->setHorizontalSpacing(32);
     grid->setVerticalSpacing(8);
 
-    grid->addWidget(heading(tr("Welcome to Carbon Studio"), body, 8), 0, 0, 1, 3);
+    grid->addWidget(heading(tr("Welcome to Carbon Studio"), body, 8), 0, 0, 1, 2);
     grid->addWidget(paragraph(tr("Design regulatory DNA with the Carbon language models: mark a region of a sequence, "
                                  "let the model write it base by base under your constraints, and compare designs "
                                  "and variants by their per-base likelihood."), body),
-                    1, 0, 1, 3);
+                    1, 0, 1, 2);
 
     // Column 1: start.
     auto* start = new QVBoxLayout;
@@ -127,18 +127,18 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
            "<li><b>Judge.</b> Sort by <i>Min base score</i> to find designs without a weak spot, press S to star "
            "the best, select several and <i>Overlay tracks</i> to compare them base by base. Enter opens a design "
            "in the editor (Ctrl+Z takes it back); Ctrl+E exports the selection as FASTA.</li>"
-           "<li><b>Compare a variant.</b> The sample's variants are listed in the project "
-           "(<tt>variants.vcf</tt>). Click the base at one of their positions: the Base Inspector shows the "
-           "model's four probabilities there; pick the alternative base and press Score variant. The chart "
-           "shows the reference and alternative tracks and their difference along the window.</li>"
+           "<li><b>Compare a variant.</b> Expand HSFOS_K00650 in the Project panel: its variants from "
+           "<tt>variants.vcf</tt> are listed there. Activate <i>fos_TATA_T703G</i>: the base is selected and the "
+           "Base Inspector shows the model's four probabilities there, with G chosen as the alternative; press "
+           "Score variant. The chart shows the reference and alternative tracks and their difference along the "
+           "window; any other base works the same way (click it, pick the alternative).</li>"
            "</ol>"
            "<p>Everything is saved in the project file as you go.</p>"),
         body));
     walk->addStretch(1);
-    grid->addLayout(walk, 2, 2);
+    grid->addLayout(walk, 3, 0, 1, 2);
     grid->setColumnStretch(0, 2);
     grid->setColumnStretch(1, 3);
-    grid->setColumnStretch(2, 4);
 
     connect(sample_, &QPushButton::clicked, this, &WelcomePage::openSampleRequested);
     connect(newProject, &QPushButton::clicked, this, &WelcomePage::newProjectRequested);

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Renders each main view of carbon-studio at 1600x1000 into docs/screenshots/ under Xvfb (the
+# real X11 platform, fonts and styles, not Qt's offscreen one), following the welcome page's
+# walkthrough on the sample project with a tiny random checkpoint. Rerun after changing a view
+# and commit the images.
+#   bash tests/screenshots/render.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+BUILD="${1:-build}"
+EXE="$BUILD/bin/carbon_screenshots"
+[ -x "$EXE" ] || { echo "$EXE missing: build with -DCARBON_GUI=ON" >&2; exit 1; }
+command -v xvfb-run >/dev/null || { echo "xvfb-run missing: sudo apt-get install xvfb" >&2; exit 1; }
+mkdir -p docs/screenshots
+XDG_RUNTIME_DIR="$(mktemp -d)" xvfb-run -a -s "-screen 0 1920x1200x24" "$EXE" docs/screenshots
+ls -l docs/screenshots

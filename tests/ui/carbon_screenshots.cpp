@@ -1,0 +1,179 @@
+// Renders each main view of the window at 1600x1000 into a folder, following the welcome page's
+// walkthrough on the sample project with a tiny random checkpoint (so the numbers on screen are a
+// random model's, the layout is the product's):
+//   welcome.png, main-window.png, design-tracks.png, variant.png, mutagenesis.png,
+//   model-manager.png, dark.png
+// Usage: carbon_screenshots OUT_DIR   (tests/screenshots/render.sh runs it under Xvfb into
+// docs/screenshots/; the CTest ui.screenshots runs it offscreen into a temporary folder and checks
+// every image is written and not blank).
+#include <QApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QFile>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+#include <cstdio>
+#include <filesystem>
+
+#include "base_inspector.h"
+#include "carbon/test_model.h"
+#include "design_table_model.h"
+#include "designs_view.h"
+#include "generation_panel.h"
+#include "main_window.h"
+#include "model_panel.h"
+#include "mutagenesis_heat_map.h"
+#include "project_browser.h"
+#include "project_store.h"
+#include "sequence_editor.h"
+#include "theme.h"
+#include "track_chart_view.h"
+
+using namespace carbon::ui;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool waitFor(const std::function<bool()>& done, int ms) {
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > ms) return false;
+        QTest::qWait(20);
+    }
+    return true;
+}
+
+// A blank capture (one colour everywhere) means the view did not render.
+bool blank(const QImage& img) {
+    const QRgb first = img.pixel(0, 0);
+    for (int y = 0; y < img.height(); y += 7)
+        for (int x = 0; x < img.width(); x += 7)
+            if (img.pixel(x, y) != first) return false;
+    return true;
+}
+
+int failures = 0;
+
+void shoot(MainWindow& w, const QString& dir, const char* name) {
+    QTest::qWait(250);  // layouts and charts settle
+    const QImage img = w.grab().toImage();
+    const QString path = dir + QLatin1Char('/') + QLatin1String(name);
+    const bool ok = !img.isNull() && !blank(img) && img.save(path);
+    std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "FAILED", qPrintable(path), img.width(), img.height());
+    failures += ok ? 0 : 1;
+}
+
+void raise(MainWindow& w, const char* dock) {
+    if (auto* d = w.findChild<QDockWidget*>(QLatin1String(dock))) {
+        d->show();
+        d->raise();
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QStandardPaths::setTestModeEnabled(true);  // the sample project and settings go to a test location
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: carbon_screenshots OUT_DIR\n");
+        return 2;
+    }
+    const QString out = QString::fromLocal8Bit(argv[1]);
+    QDir().mkpath(out);
+    QSettings().clear();
+    const QString data = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    for (const char* f : {"/sample.carbon", "/sample.carbon-wal", "/sample.carbon-shm"}) QFile::remove(data + QLatin1String(f));
+
+    // A tiny checkpoint, also offered as a Hugging Face cache snapshot to the model manager.
+    QTemporaryDir tmp;
+    const fs::path hub = tmp.filePath(QStringLiteral("hub")).toStdString();
+    const fs::path snap = hub / "models--HuggingFaceBio--Carbon-500M" / "snapshots" / "3f9c2e1a";
+    carbon::make_test_model(snap, {});
+    fs::create_directories(hub / "models--HuggingFaceBio--Carbon-500M" / "refs");
+    { std::FILE* f = std::fopen((hub / "models--HuggingFaceBio--Carbon-500M" / "refs" / "main").c_str(), "w"); std::fputs("3f9c2e1a", f); std::fclose(f); }
+    qputenv("HF_HUB_CACHE", QByteArray::fromStdString(hub.string()));
+    const QString model = QString::fromStdString(snap.string());
+
+    applyTheme(Theme::Light);
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w)) return 1;
+    waitFor([&] { return !w.modelPanel()->isScanning(); }, 20000);
+    shoot(w, out, "welcome.png");
+
+    QSignalSpy seq(&w, &MainWindow::sequenceOpened);
+    w.openSampleProject();
+    if (!waitFor([&] { return seq.count() > 0; }, 20000)) return 1;
+    w.loadModel(model);
+    if (!waitFor([&] { return w.isModelReady(); }, 60000)) return 1;
+    QSignalSpy stored(w.projectStore(), &ProjectStore::runStored);
+    w.generationPanel()->countSpin()->setValue(8);
+    w.runGeneration();
+    if (!waitFor([&] { return stored.count() > 0 && w.designs()->rowCount() == 8 && w.designs()->row(7).designId > 0; }, 120000))
+        return 1;
+    w.editor()->setSelection(640, 720);
+    w.editor()->scrollToPosition(560);
+    raise(w, "designsDock");
+    shoot(w, out, "main-window.png");
+
+    w.designsView()->table()->selectRow(0);
+    for (int r = 1; r < 4; ++r)
+        w.designsView()->table()->selectionModel()->select(w.designsView()->proxy()->index(r, 0),
+                                                           QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    w.overlaySelectedDesigns();
+    waitFor([&] { return w.designChart()->seriesCount() == 4; }, 20000);
+    shoot(w, out, "design-tracks.png");
+
+    // The variant fos_TATA_T703G from the project browser to the Base Inspector, scored.
+    QTreeWidgetItem* fos = w.projectBrowser()->tree()->topLevelItem(0)->child(0);
+    for (int i = 0; i < fos->childCount(); ++i)
+        if (fos->child(i)->text(1) == QLatin1String("fos_TATA_T703G")) emit w.projectBrowser()->tree()->itemActivated(fos->child(i), 0);
+    waitFor([&] { return w.inspector()->position() == 702; }, 60000);
+    for (QPushButton* b : w.inspector()->findChildren<QPushButton*>())
+        if (b->text().contains(QStringLiteral("Score"))) b->click();
+    waitFor([&] { return w.inspector()->chart()->seriesCount() >= 3; }, 60000);
+    raise(w, "inspectorDock");
+    shoot(w, out, "variant.png");
+
+    w.editor()->setSelection(690, 720);
+    w.scanMutagenesis(false);
+    raise(w, "mutagenesisDock");
+    shoot(w, out, "mutagenesis.png");
+
+    // The model manager with room to read: its dock floated over the window.
+    if (auto* d = w.findChild<QDockWidget*>(QStringLiteral("modelDock"))) {
+        d->setFloating(true);
+        d->resize(760, 760);
+        d->move(w.geometry().center() - QPoint(380, 380));
+    }
+    w.modelPanel()->folderList()->setCurrentItem(w.modelPanel()->folderList()->topLevelItem(0));
+    QTest::qWait(250);
+    {
+        auto* d = w.findChild<QDockWidget*>(QStringLiteral("modelDock"));
+        const QImage img = d->grab().toImage();
+        const QString path = out + QStringLiteral("/model-manager.png");
+        const bool ok = !img.isNull() && !blank(img) && img.save(path);
+        std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "FAILED", qPrintable(path), img.width(), img.height());
+        failures += ok ? 0 : 1;
+        d->setFloating(false);
+    }
+
+    applyTheme(Theme::Dark);
+    raise(w, "designsDock");
+    shoot(w, out, "dark.png");
+    applyTheme(Theme::Light);
+    return failures ? 1 : 0;
+}
