@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -18,12 +19,52 @@ namespace carbon::ui {
 
 namespace {
 
-// Bases contain the filter text (case-insensitive) and the verdict passes the flag filter.
+// The filter box holds space-separated terms, all of which a design must meet: "FIELD OP NUMBER"
+// (fields score, ranking, min, gc, len, rank, run; ops < <= = >= >), "constraints=met|none", or
+// any other text, which the bases must contain (case-insensitive). The verdict and run filters
+// come on top.
+struct FilterTerm {
+    int column = -1;  // -1: a bases substring
+    QString op;
+    double value = 0;
+    QString text;
+};
+
+QList<FilterTerm> parseFilter(const QString& text, QString* error) {
+    static const QHash<QString, int> fields = {
+        {QStringLiteral("score"), DesignTableModel::DesignScoreColumn}, {QStringLiteral("ranking"), DesignTableModel::RankingScoreColumn},
+        {QStringLiteral("min"), DesignTableModel::MinBaseScoreColumn},  {QStringLiteral("gc"), DesignTableModel::GcColumn},
+        {QStringLiteral("len"), DesignTableModel::LengthColumn},        {QStringLiteral("rank"), DesignTableModel::RankColumn},
+        {QStringLiteral("run"), DesignTableModel::RunColumn},           {QStringLiteral("constraints"), DesignTableModel::ConstraintsColumn}};
+    static const QRegularExpression term(QStringLiteral("^([a-z]+)(<=|>=|<|>|=)(.+)$"));
+    QList<FilterTerm> out;
+    for (const QString& t : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QRegularExpressionMatch m = term.match(t.toLower());
+        if (!m.hasMatch() || !fields.contains(m.captured(1))) {
+            out.append({-1, {}, 0, t});
+            continue;
+        }
+        FilterTerm f;
+        f.column = fields[m.captured(1)];
+        f.op = m.captured(2);
+        if (f.column == DesignTableModel::ConstraintsColumn) {
+            f.text = m.captured(3);
+        } else {
+            bool ok = false;
+            f.value = m.captured(3).toDouble(&ok);
+            if (!ok && error) *error = QObject::tr("'%1' is not a number in '%2'").arg(m.captured(3), t);
+            if (!ok) continue;
+        }
+        out.append(f);
+    }
+    return out;
+}
+
 class DesignFilterProxy : public QSortFilterProxyModel {
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
-    void setBases(const QString& text) {
-        bases_ = text;
+    void setTerms(QList<FilterTerm> terms) {
+        terms_ = std::move(terms);
         invalidateFilter();
     }
     void setFlagFilter(DesignsView::FlagFilter f) {
@@ -41,14 +82,28 @@ protected:
         const QString flag = m->index(row, 0, parent).data(DesignTableModel::FlagRole).toString();
         if (flag_ == DesignsView::FlagFilter::Starred && flag != QLatin1String("starred")) return false;
         if (flag_ == DesignsView::FlagFilter::HideDiscarded && flag == QLatin1String("discarded")) return false;
-        if (run_ && m->index(row, DesignTableModel::RunColumn, parent).data(DesignTableModel::SortRole).toLongLong() != run_) return false;
-        if (bases_.isEmpty()) return true;
-        return m->index(row, DesignTableModel::BasesColumn, parent)
-            .data(DesignTableModel::SortRole).toString().contains(bases_, Qt::CaseInsensitive);
+        auto value = [&](int column) { return m->index(row, column, parent).data(DesignTableModel::SortRole); };
+        if (run_ && value(DesignTableModel::RunColumn).toLongLong() != run_) return false;
+        for (const FilterTerm& t : terms_) {
+            if (t.column < 0) {
+                if (!value(DesignTableModel::BasesColumn).toString().contains(t.text, Qt::CaseInsensitive)) return false;
+            } else if (t.column == DesignTableModel::ConstraintsColumn) {
+                if (value(t.column).toString().compare(t.text, Qt::CaseInsensitive) != 0) return false;
+            } else {
+                const double v = value(t.column).toDouble();
+                const bool ok = t.op == QLatin1String("<")    ? v < t.value
+                                : t.op == QLatin1String("<=") ? v <= t.value
+                                : t.op == QLatin1String(">")  ? v > t.value
+                                : t.op == QLatin1String(">=") ? v >= t.value
+                                                              : std::abs(v - t.value) < 1e-9;
+                if (!ok) return false;
+            }
+        }
+        return true;
     }
 
 private:
-    QString bases_;
+    QList<FilterTerm> terms_;
     DesignsView::FlagFilter flag_ = DesignsView::FlagFilter::All;
     qint64 run_ = 0;
 };
@@ -60,7 +115,10 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
     layout->setContentsMargins(2, 2, 2, 2);
     auto* top = new QHBoxLayout;
     filter_ = new QLineEdit(this);
-    filter_->setPlaceholderText(tr("Filter designs by bases (e.g. TATA)"));
+    filter_->setPlaceholderText(tr("Filter: bases (TATA) and/or gc>40 min>-2 score>=-1.3 len=80 run=2 constraints=met"));
+    filter_->setToolTip(tr("Space-separated terms, all of which must hold: FIELD OP NUMBER with fields score, ranking, "
+                           "min (lowest per-base log p), gc (%), len, rank, run and ops < <= = >= >; constraints=met or "
+                           "none; any other text must occur in the bases"));
     filter_->setAccessibleName(tr("Filter designs"));
     filter_->setClearButtonEnabled(true);
     flagFilter_ = new QComboBox(this);
@@ -113,7 +171,13 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
     discardAction->setShortcutContext(Qt::WidgetShortcut);
     table_->addAction(discardAction);
 
-    connect(filter_, &QLineEdit::textChanged, this, [proxy](const QString& t) { proxy->setBases(t); });
+    connect(filter_, &QLineEdit::textChanged, this, [this, proxy](const QString& t) {
+        QString error;
+        proxy->setTerms(parseFilter(t, &error));
+        filter_->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("color: #b00020"));
+        filter_->setToolTip(error.isEmpty() ? filter_->toolTip().section(QLatin1Char('\n'), 0, 0)
+                                            : filter_->toolTip().section(QLatin1Char('\n'), 0, 0) + QLatin1Char('\n') + error);
+    });
     connect(flagFilter_, &QComboBox::currentIndexChanged, this, [this](int i) { setFlagFilter(FlagFilter(i)); });
     connect(star, &QPushButton::clicked, this, &DesignsView::starSelection);
     connect(discard, &QPushButton::clicked, this, &DesignsView::discardSelection);

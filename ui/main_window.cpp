@@ -74,6 +74,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusLabel_ = new QLabel(this);
     statusLabel_->setAccessibleName(tr("Sequence status"));
     statusBar()->addPermanentWidget(statusLabel_);
+    engineLabel_ = new QLabel(tr("No model"), this);
+    engineLabel_->setAccessibleName(tr("Engine status"));
+    statusBar()->addPermanentWidget(engineLabel_);
 
     // The engine thread: the worker is reached only through queued signals.
     registerEngineMetaTypes();
@@ -89,6 +92,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         modelDir_ = s.dir;
         for (const auto& [label, value] : s.rows)
             if (label == tr("Backend")) modelBackend_ = value;
+        updateEngineLabel();
         modelPanel_->showSummary(s);
         statusBar()->showMessage(tr("Model loaded: %1").arg(s.dir), 5000);
     });
@@ -114,15 +118,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(worker_, &EngineWorker::draftLoaded, this, [this](const ModelSummary& s) {
         draftDir_ = s.dir;
         modelPanel_->showDraft(s);
+        updateEngineLabel();
         runLog_->note(tr("Draft model paired: %1").arg(s.dir));
     });
     connect(worker_, &EngineWorker::draftFailed, this, [this](const QString& dir, const QString& error) {
         draftDir_.clear();
+        updateEngineLabel();
         modelPanel_->showDraftError(dir, error);
         runLog_->note(tr("Draft model %1 refused: %2").arg(dir, error));
     });
     connect(worker_, &EngineWorker::draftCleared, this, [this] {
         draftDir_.clear();
+        updateEngineLabel();
         modelPanel_->showDraftCleared();
     });
     connect(worker_, &EngineWorker::speculativeStats, this, [this](quint64 id, const QList<QPair<QString, QString>>& settings) {
@@ -336,6 +343,7 @@ void MainWindow::cancelGeneration() {
 
 void MainWindow::onProgress(quint64 id, qint64 done, qint64 total, double bps) {
     if (id != currentRequest_) return;
+    lastRunBps_ = bps;
     generation_->setProgress(done, total, bps);
     runLog_->runProgress(id, done, total, bps);
 }
@@ -371,6 +379,7 @@ void MainWindow::onFinished(quint64 id, bool cancelled, const QStringList& notic
     if (id != currentRequest_) return;
     running_ = false;
     generation_->setRunning(false);
+    updateEngineLabel();
     QString text = cancelled ? tr("Run %1 cancelled.").arg(id) : tr("Run %1: %2 design(s).").arg(id).arg(designsThisRun_);
     if (!notices.isEmpty()) text += QLatin1Char('\n') + notices.join(QLatin1Char('\n'));
     generation_->setMessage(text);
@@ -400,6 +409,16 @@ void MainWindow::openDesign(int row) {
     undo_->push(new ReplaceBasesCommand(doc_, start, len, bases));
     editor_->setSelection(start, start + bases.size());
     editor_->setFocus();
+}
+
+void MainWindow::updateEngineLabel() {
+    // Which backend runs (the engine's own description, shortened to its first clause) and how
+    // fast the last run went.
+    QString text = modelBackend_.isEmpty() ? tr("No model") : modelBackend_.section(QLatin1Char(','), 0, 1);
+    if (!draftDir_.isEmpty()) text += tr(" + draft");
+    if (lastRunBps_ > 0) text += tr("  |  last run %1 bp/s").arg(QLocale().toString(lastRunBps_, 'f', 0));
+    engineLabel_->setText(text);
+    engineLabel_->setToolTip(modelBackend_);
 }
 
 void MainWindow::updateStatus() {

@@ -127,6 +127,7 @@ private:
     void setupAnalysis();            // likelihood band, inspector and heat map docks
     void addAnalysisActions(QMenu* view);
     void updateStatus();
+    void updateEngineLabel();
     void onProgress(quint64 id, qint64 done, qint64 total, double bps);
     void onDesign(quint64 id, const carbon::Design& design);
     void onFinished(quint64 id, bool cancelled, const QStringList& notices);
@@ -155,6 +156,8 @@ private:
     DesignTableModel* designs_;
     DesignsView* designsView_;
     QLabel* statusLabel_;
+    QLabel* engineLabel_ = nullptr;
+    double lastRunBps_ = 0;
     QString lastFind_;
 
     QThread engineThread_;

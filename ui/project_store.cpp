@@ -166,6 +166,9 @@ void ProjectStore::open(const QString& path, bool create) {
     try {
         st::OpenOptions o;
         o.create = create;
+        // The integrity check runs after the listing is shown (below), on this thread, before any
+        // queued write: reading a large project's pages must not delay its window.
+        o.check = st::IntegrityCheck::None;
         if (!create && !QFileInfo::exists(path)) throw Error(path.toStdString() + ": no such project file");
         auto p = st::Project::open(path.toStdString(), o);
         ProjectSnapshot snap;
@@ -185,6 +188,23 @@ void ProjectStore::open(const QString& path, bool create) {
         emit opened(snap);
     } catch (const std::exception& e) {
         emit failed(tr("Open project"), QString::fromUtf8(e.what()));
+        return;
+    }
+    // A damaged file is closed before anything is written into it.
+    try {
+        const std::vector<std::string> problems = project_->check_integrity(false);
+        if (problems.empty()) return;
+        QStringList list;
+        for (const std::string& p : problems) list << q(p);
+        project_.reset();
+        emit failed(tr("Open project"), tr("%1 is damaged and was closed without writing to it (SQLite quick_check: %2). "
+                                           "Restore it from a backup; File > Save Project As on an intact copy keeps it safe.")
+                                            .arg(path, list.join(QStringLiteral("; "))));
+        emit closed();
+    } catch (const std::exception& e) {
+        project_.reset();
+        emit failed(tr("Open project"), QString::fromUtf8(e.what()));
+        emit closed();
     }
 }
 

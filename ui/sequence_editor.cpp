@@ -379,12 +379,38 @@ bool SequenceEditor::removeRegionAtCursor() {
 }
 
 void SequenceEditor::contextMenuEvent(QContextMenuEvent* event) {
+    // Regions with the mouse: select bases, then mark them; on a region, remove it or move its
+    // span to the selection (one undo step).
     const qsizetype b = baseAt(event->pos());
     const qsizetype i = b >= 0 ? doc_->regionAt(b) : -1;
-    if (i < 0) return QAbstractScrollArea::contextMenuEvent(event);
     QMenu menu(this);
-    const QAction* remove = menu.addAction(tr("Remove %1").arg(doc_->regions().at(i).label));
-    if (menu.exec(event->globalPos()) == remove) undo_->push(new RemoveRegionCommand(doc_, i));
+    if (hasSelection()) {
+        const QString span = tr("%1–%2").arg(selectionStart() + 1).arg(selectionEnd());
+        menu.addAction(tr("Mark %1 as Design Region").arg(span), this, [this] { addRegionFromSelection(Region::Kind::Design); });
+        menu.addAction(tr("Pin %1 as Motif").arg(span), this, [this] { addRegionFromSelection(Region::Kind::PinnedMotif); });
+        menu.addAction(tr("Annotate %1").arg(span), this, [this] { addRegionFromSelection(Region::Kind::Annotation); });
+    }
+    if (i >= 0) {
+        if (!menu.isEmpty()) menu.addSeparator();
+        const Region r = doc_->regions().at(i);
+        menu.addAction(tr("Remove %1").arg(r.label), this, [this, i] { undo_->push(new RemoveRegionCommand(doc_, i)); });
+        if (hasSelection())
+            menu.addAction(tr("Move %1 to the Selection").arg(r.label), this, [this, i] { setRegionSpan(i, selectionStart(), selectionEnd()); });
+    }
+    if (menu.isEmpty()) return QAbstractScrollArea::contextMenuEvent(event);
+    menu.exec(event->globalPos());
+}
+
+void SequenceEditor::setRegionSpan(qsizetype index, qsizetype start, qsizetype end) {
+    if (index < 0 || index >= doc_->regions().size() || start >= end) return;
+    Region r = doc_->regions().at(index);
+    r.start = start;
+    r.end = end;
+    if (r.kind != Region::Kind::Design) r.templ = doc_->mid(start, end - start);
+    undo_->beginMacro(tr("Move %1").arg(r.label));
+    undo_->push(new RemoveRegionCommand(doc_, index));
+    undo_->push(new AddRegionCommand(doc_, r));
+    undo_->endMacro();
 }
 
 QColor SequenceEditor::likelihoodColor(float logp) {

@@ -52,6 +52,9 @@ public slots:
     void addRegionFromSelection(Region::Kind kind);
     // Pushes a RemoveRegionCommand for the region under the cursor; false if there is none.
     bool removeRegionAtCursor();
+    // Moves region `index` to [start, end) as one undoable step (the context menu's "Move to the
+    // Selection").
+    void setRegionSpan(qsizetype index, qsizetype start, qsizetype end);
     void setShowTokenBoundaries(bool on);
     void scrollToPosition(qsizetype pos);
     // Per-base log p painted as a thin band under the letters (NaN: no value; empty: no band).

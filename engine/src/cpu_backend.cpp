@@ -151,10 +151,7 @@ void CpuBackend::attention(size_t layer, std::span<const ForwardItem> items, con
             scores.resize(pos + 1);
             float mx = -std::numeric_limits<float>::infinity();
             for (size_t j = 0; j <= pos; ++j) {
-                const float* kv = kv_slot(s, layer, 0, g, j);
-                float d = 0.f;
-                for (size_t c = 0; c < hd_; ++c) d += qv[c] * kv[c];
-                scores[j] = d * scale;
+                scores[j] = cpu::dot_f32(qv, kv_slot(s, layer, 0, g, j), hd_) * scale;
                 mx = std::max(mx, scores[j]);
             }
             float denom = 0.f;
@@ -165,11 +162,7 @@ void CpuBackend::attention(size_t layer, std::span<const ForwardItem> items, con
             const float inv = 1.0f / denom;
             float* o = out + row * q_stride + h * hd_;
             std::fill(o, o + hd_, 0.f);
-            for (size_t j = 0; j <= pos; ++j) {
-                const float p = scores[j] * inv;
-                const float* vv = kv_slot(s, layer, 1, g, j);
-                for (size_t c = 0; c < hd_; ++c) o[c] += p * vv[c];
-            }
+            for (size_t j = 0; j <= pos; ++j) cpu::axpy_f32(scores[j] * inv, kv_slot(s, layer, 1, g, j), o, hd_);
         }
     });
 }

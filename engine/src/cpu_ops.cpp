@@ -198,6 +198,19 @@ CARBON_AVX2 void tile_3x4(const float* x, size_t ldx, const float* wp, size_t k,
     for (size_t i = 0; i < mt; ++i)
         for (size_t j = 0; j < nt; ++j) out[i * ldo + j] = finish_dot(acc[i][j], xs[i] + kv, ws[j] + kv, k - kv);
 }
+CARBON_AVX2 float dot_f32_avx2(const float* a, const float* b, size_t n) {
+    const size_t nv = n & ~size_t(7);
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t i = 0; i < nv; i += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc);
+    return finish_dot(acc, a + nv, b + nv, n - nv);
+}
+
+CARBON_AVX2 void axpy_f32_avx2(float a, const float* x, float* y, size_t n) {
+    const size_t nv = n & ~size_t(7);
+    const __m256 av = _mm256_set1_ps(a);
+    for (size_t i = 0; i < nv; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(av, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+    for (size_t i = nv; i < n; ++i) y[i] += a * x[i];
+}
 #endif  // CARBON_X86
 
 constexpr size_t kPanelRows = 16;  // weight rows converted to f32 at once per task
@@ -205,6 +218,22 @@ constexpr size_t kPanelRows = 16;  // weight rows converted to f32 at once per t
 }  // namespace
 
 bool simd_enabled() { return g_simd; }
+
+float dot_f32(const float* a, const float* b, size_t n) {
+#if CARBON_X86
+    if (g_simd) return dot_f32_avx2(a, b, n);
+#endif
+    float s = 0.f;
+    for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
+
+void axpy_f32(float a, const float* x, float* y, size_t n) {
+#if CARBON_X86
+    if (g_simd) return axpy_f32_avx2(a, x, y, n);
+#endif
+    for (size_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
 
 void load_row(const WeightMatrix& w, size_t row, float* out) {
 #if CARBON_X86

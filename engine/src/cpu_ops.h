@@ -33,6 +33,12 @@ void silu_mul(float* gate, const float* up, size_t n);
 // Adds a bias vector (any dtype) to each of m rows of y (stride ldy).
 void add_bias(float* y, size_t m, size_t ldy, const void* bias, DType dtype, size_t n);
 
+// Attention's inner products: sum a[i] * b[i] over n, and y[i] += a * x[i]. Like every dot
+// product here, each is summed in one order whatever the batch (AVX2: an 8-lane accumulator,
+// then the horizontal sum, then the tail), so attention stays batch-invariant.
+float dot_f32(const float* a, const float* b, size_t n);
+void axpy_f32(float a, const float* x, float* y, size_t n);
+
 // Copies row `row` of W into out as f32.
 void load_row(const WeightMatrix& w, size_t row, float* out);
 

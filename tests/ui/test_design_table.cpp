@@ -51,6 +51,19 @@ private slots:
         QCOMPARE(proxy.rowCount(), 1);
         filter->clear();
         QCOMPARE(proxy.rowCount(), 3);
+        // Value terms: GC% 80 / 0 / 33.3, lengths 10 / 8 / 12.
+        filter->setText(QStringLiteral("gc>=50"));
+        QCOMPARE(proxy.rowCount(), 1);
+        filter->setText(QStringLiteral("len<12 at"));  // both terms: short and containing AT
+        QCOMPARE(proxy.rowCount(), 2);
+        filter->setText(QStringLiteral("score>-1.2 rank<=2"));  // -0.9 (rank 2) and -1.1 (rank 1)
+        QCOMPARE(proxy.rowCount(), 2);
+        filter->setText(QStringLiteral("constraints=met"));
+        QCOMPARE(proxy.rowCount(), 0);
+        filter->setText(QStringLiteral("gc>abc"));  // not a number: said in red, the term ignored
+        QCOMPARE(proxy.rowCount(), 3);
+        QVERIFY(filter->toolTip().contains(QStringLiteral("not a number")));
+        filter->clear();
 
         // Star / discard toggle on the selection, and the verdict filter.
         view.table()->selectRow(0);

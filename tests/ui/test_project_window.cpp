@@ -20,6 +20,8 @@
 #include <QUndoStack>
 #include <QUrl>
 
+#include <sqlite3.h>
+
 #include "carbon/storage/project.h"
 #include "carbon/test_model.h"
 #include "commands/insert_bases_command.h"
@@ -373,6 +375,40 @@ private slots:
         QCOMPARE(p->count("sequences"), int64_t(5));
         QCOMPARE(p->count("designs"), int64_t(3));
         QCOMPARE(p->count("variants"), int64_t(1));
+    }
+
+    void damagedProjectIsReportedAndClosed() {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("damaged.carbon"));
+        {
+            auto p = st::Project::open(path.toStdString());
+            st::Run run;
+            run.kind = "generate";
+            const int64_t rid = p->begin_run(run);
+            for (int i = 0; i < 200; ++i) {
+                st::DesignRecord d;
+                d.run_id = rid;
+                d.name = "d" + std::to_string(i);
+                d.bases = randomBases(300, quint32(i)).toStdString();
+                st::Track t;
+                t.kind = "logp";
+                t.values.assign(300, -1.0f);
+                p->add_design(d, {t});
+            }
+            sqlite3_exec(p->handle(), "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr);
+        }
+        {  // garbage over a few pages in the middle
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            f.seek(4096 * 7 + 100);
+            f.write(QByteArray(9000, '\x5a'));
+        }
+        MainWindow w;
+        QSignalSpy errors(&w, &MainWindow::projectError);
+        w.openProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
+        QVERIFY2(errors.last().at(1).toString().contains(QStringLiteral("damaged.carbon")), qPrintable(errors.last().at(1).toString()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.projectPath().isEmpty(), 20000);
     }
 
     void withoutAProjectNothingIsStoredAndExportSaysWhy() {
