@@ -49,7 +49,7 @@ if [ "$RUN" = 1 ]; then
   # CARBON_MODEL=DIR with real weights), show what the engine detects, design four 30 bp
   # promoter-like sequences (a pinned TATA box, no EcoRI site, at most 4 identical bases in a
   # row) after a context, base by base (FNS), ranked with a right flank, store them in a project
-  # file, and then, when there is a display, open Carbon Studio on that model and sequence.
+  # file, and then, when there is a display, open Carbon Studio on that model and project.
   MODEL="${CARBON_MODEL:-build/models/tiny}"
   if [ -z "${CARBON_MODEL:-}" ] && [ ! -f "$MODEL/config.json" ]; then
     build/bin/carbon-cli make-test-model --preset tiny --out "$MODEL"
@@ -62,8 +62,8 @@ if [ "$RUN" = 1 ]; then
   cat build/designs.fasta
   build/bin/carbon-cli project list build/demo.carbon
   if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/bin/carbon-studio ]; then
-    build/bin/carbon-studio "$MODEL" build/designs.fasta
+    build/bin/carbon-studio "$MODEL" build/demo.carbon
   else
-    echo "(no display: start the desktop application with build/bin/carbon-studio $MODEL build/designs.fasta)"
+    echo "(no display: start the desktop application with build/bin/carbon-studio $MODEL build/demo.carbon)"
   fi
 fi

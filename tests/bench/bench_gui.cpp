@@ -25,18 +25,14 @@
 #include "main_window.h"
 #include "sequence_document.h"
 #include "sequence_editor.h"
+#include "../ui/ui_test_support.h"
 
 using namespace carbon::ui;
 namespace st = carbon::storage;
 
 namespace {
 
-QByteArray randomBases(qsizetype n, quint32 seed) {
-    QRandomGenerator rng(seed);
-    QByteArray s(n, 'A');
-    for (auto& c : s) c = "ACGT"[rng.bounded(4)];
-    return s;
-}
+using ui_test::randomBases;
 
 void report(const char* name, double value, const char* unit) { std::printf("%s %.3f %s\n", name, value, unit); }
 

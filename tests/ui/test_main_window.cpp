@@ -1,7 +1,6 @@
 // The whole window, headless: load a tiny model, design into a selected region, stale runs
 // dropped (latest request wins), open a design with undo, and a screenshot for review
 // (written to $CARBON_SCREENSHOT or /tmp/carbon-studio.png).
-#include <QRandomGenerator>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -13,6 +12,7 @@
 #include "main_window.h"
 #include "sequence_document.h"
 #include "sequence_editor.h"
+#include "ui_test_support.h"
 
 #include <QLineEdit>
 #include <QSpinBox>
@@ -31,9 +31,7 @@ private slots:
         w.resize(1400, 900);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QRandomGenerator rng(5);
-        QByteArray seq(2000, 'A');
-        for (auto& c : seq) c = "ACGT"[rng.bounded(4)];
+        const QByteArray seq = ui_test::randomBases(2000, 5);
         w.document()->setBases(seq);
         w.loadModel(modelDir);
         QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);

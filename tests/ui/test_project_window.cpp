@@ -34,6 +34,7 @@
 #include "sequence_document.h"
 #include "sequence_editor.h"
 #include "track_chart_view.h"
+#include "ui_test_support.h"
 
 using namespace carbon::ui;
 namespace st = carbon::storage;
@@ -43,12 +44,8 @@ namespace st = carbon::storage;
 
 namespace {
 
-QByteArray randomBases(int n, quint32 seed) {
-    QRandomGenerator rng(seed);
-    QByteArray s(n, 'A');
-    for (auto& c : s) c = "ACGT"[rng.bounded(4)];
-    return s;
-}
+using ui_test::randomBases;
+using ui_test::writeFile;
 
 // A project as another session (or carbon-cli) leaves it: two sequences, one with regions, and a
 // finished run with three designs, one of them starred.
@@ -284,11 +281,7 @@ private slots:
 
         // Import FASTA from the menu.
         const QString fa = tmp.filePath(QStringLiteral("in.fa"));
-        {
-            QFile f(fa);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(">alpha first\nACGTACGTAC\nGGCC\n>beta\nTTTTAAAA\n");
-        }
+        QVERIFY(writeFile(fa, ">alpha first\nACGTACGTAC\nGGCC\n>beta\nTTTTAAAA\n"));
         QAction* importFa = menuAction(w, QStringLiteral("&Import FASTA…"));
         QVERIFY(importFa);
         w.setNextFileAnswer(fa);
@@ -298,11 +291,7 @@ private slots:
 
         // A malformed FASTA: the error names file and line, and nothing of it is stored.
         const QString bad = tmp.filePath(QStringLiteral("bad.fa"));
-        {
-            QFile f(bad);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(">ok\nACGT\n>broken\nAC1GT\n");
-        }
+        QVERIFY(writeFile(bad, ">ok\nACGT\n>broken\nAC1GT\n"));
         w.setNextFileAnswer(bad);
         importFa->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
@@ -311,11 +300,7 @@ private slots:
 
         // A drop of a FASTA file imports it too.
         const QString dropped = tmp.filePath(QStringLiteral("dropped.fasta"));
-        {
-            QFile f(dropped);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(">gamma\nACGTTGCA\n");
-        }
+        QVERIFY(writeFile(dropped, ">gamma\nACGTTGCA\n"));
         added.clear();
         QMimeData mime;
         mime.setUrls({QUrl::fromLocalFile(dropped)});
@@ -331,12 +316,8 @@ private slots:
 
         // A VCF onto the current sequence (promoter_a): REF must match the stored base.
         const QString vcf = tmp.filePath(QStringLiteral("v.vcf"));
-        {
-            QFile f(vcf);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n");
-            f.write("promoter_a\t5\tv1\t" + first.mid(4, 1) + "\t" + (first[4] == 'A' ? "C" : "A") + "\t.\t.\t.\n");
-        }
+        QVERIFY(writeFile(vcf, "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n"
+                               "promoter_a\t5\tv1\t" + first.mid(4, 1) + "\t" + (first[4] == 'A' ? "C" : "A") + "\t.\t.\t.\n"));
         QSignalSpy variants(w.projectStore(), &ProjectStore::variantsImported);
         w.setNextFileAnswer(vcf);
         menuAction(w, QStringLiteral("Import &VCF onto Current Sequence…"))->trigger();

@@ -3,7 +3,6 @@
 // scored and stored, and while a long run is cancelled; any gap over 100 ms fails. Cancel must
 // end the run within half a second and store nothing.
 #include <QElapsedTimer>
-#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -19,6 +18,7 @@
 #include "project_store.h"
 #include "sequence_document.h"
 #include "sequence_editor.h"
+#include "ui_test_support.h"
 
 using namespace carbon::ui;
 
@@ -65,9 +65,7 @@ private slots:
         w.resize(1600, 1000);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QRandomGenerator rng(11);
-        QByteArray seq(20000, 'A');
-        for (auto& c : seq) c = "ACGT"[rng.bounded(4)];
+        const QByteArray seq = ui_test::randomBases(20000, 11);
         w.document()->setBases(seq);
         QSignalSpy opened(&w, &MainWindow::projectOpened);
         w.newProject(path);

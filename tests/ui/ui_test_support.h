@@ -1,0 +1,25 @@
+// Small fixtures shared by the UI tests, the screenshot tool and the GUI benchmark.
+#pragma once
+
+#include <QByteArray>
+#include <QFile>
+#include <QRandomGenerator>
+#include <QString>
+
+namespace ui_test {
+
+// n random A/C/G/T bases from a fixed seed.
+inline QByteArray randomBases(qsizetype n, quint32 seed) {
+    QRandomGenerator rng(seed);
+    QByteArray s(n, 'A');
+    for (auto& c : s) c = "ACGT"[rng.bounded(4)];
+    return s;
+}
+
+// Writes `data` to `path` (replacing it); false when the file cannot be written.
+inline bool writeFile(const QString& path, const QByteArray& data) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(data) == data.size();
+}
+
+}  // namespace ui_test
