@@ -664,7 +664,10 @@ GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::
                 speculative_round(ds, out);
                 stats_.seconds_speculative += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
                 ++spec_rounds;
-                if (spec_->auto_disable && spec_rounds % 4 == 0 && stats_.speedup() > 0 && stats_.speedup() < 0.95) {
+                // Switch off as soon as it clearly does not pay (one round below 0.7x: a draft that
+                // does not agree), else once three rounds measure below 0.95x.
+                const double sp = stats_.speedup();
+                if (spec_->auto_disable && sp > 0 && (sp < 0.7 || (spec_rounds >= 3 && sp < 0.95))) {
                     spec_on_ = false;
                     stats_.disabled = true;
                     char why[200];
