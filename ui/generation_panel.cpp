@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -68,6 +69,12 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     auto* outer = new QVBoxLayout(this);
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    models_ = new QLabel(this);
+    models_->setWordWrap(true);
+    models_->setAccessibleName(tr("Target and draft models"));
+    models_->setToolTip(tr("Load a target and pair a draft in the Model panel"));
+    form->addRow(tr("Models:"), models_);
+    setModels({}, {});
     outer->addLayout(form);
 
     tags_ = new QListWidget(this);
@@ -257,6 +264,13 @@ void GenerationPanel::setProgress(qint64 done, qint64 total, double basesPerSeco
 void GenerationPanel::setMessage(const QString& text, bool error) {
     rate_->setStyleSheet(error ? QStringLiteral("color: #b00020") : QString());
     rate_->setText(text);
+}
+
+void GenerationPanel::setModels(const QString& target, const QString& draft) {
+    auto name = [](const QString& dir) { return QFileInfo(dir).fileName().isEmpty() ? dir : QFileInfo(dir).fileName(); };
+    models_->setText(target.isEmpty() ? tr("no target loaded (Model panel)")
+                     : draft.isEmpty() ? tr("target %1, no draft").arg(name(target))
+                                       : tr("target %1, draft %2 (speculative decoding)").arg(name(target), name(draft)));
 }
 
 }  // namespace carbon::ui

@@ -40,6 +40,8 @@ public slots:
     void setRunning(bool running);
     void setProgress(qint64 done, qint64 total, double basesPerSecond);
     void setMessage(const QString& text, bool error = false);
+    // The target and draft folders runs will use (empty: none), shown at the top.
+    void setModels(const QString& target, const QString& draft);
 
 signals:
     void runRequested();
@@ -49,6 +51,7 @@ private:
     void validateTemplate();
     void validateMotifs();
 
+    QLabel* models_;
     QListWidget* tags_;
     QLineEdit* extraTags_;
     QLineEdit* template_;

@@ -98,6 +98,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(worker_, &EngineWorker::modelFailed, this, [this](const QString& dir, const QString& error) {
         modelReady_ = false;
+        modelBackend_.clear();
+        updateEngineLabel();
         modelPanel_->showError(dir, error);
     });
     connect(worker_, &EngineWorker::progress, this, &MainWindow::onProgress);
@@ -412,6 +414,7 @@ void MainWindow::openDesign(int row) {
 }
 
 void MainWindow::updateEngineLabel() {
+    generation_->setModels(modelReady_ ? modelDir_ : QString(), draftDir_);
     // Which backend runs (the engine's own description, shortened to its first clause) and how
     // fast the last run went.
     QString text = modelBackend_.isEmpty() ? tr("No model") : modelBackend_.section(QLatin1Char(','), 0, 1);

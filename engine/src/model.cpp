@@ -32,7 +32,8 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const Model
     bo.threads = options.threads;
     switch (options.backend) {
         case BackendKind::Cuda:
-            throw Error("the CUDA backend is not part of this build (configure with a CUDA compiler and CARBON_CUDA=ON)");
+            throw Error("the CUDA backend is not part of this build: this release runs the models on the CPU "
+                        "(--backend cpu or auto)");
         case BackendKind::Auto:
             m->notice_ = "no CUDA backend in this build: running on the CPU";
             [[fallthrough]];

@@ -114,8 +114,9 @@ struct OpenOptions {
 
 class Transaction;
 
-// One connection to a project file. Not shared between threads: the GUI keeps one for reading
-// and the engine's worker thread its own for writing; WAL lets readers go on while it commits.
+// One connection to a project file. Not shared between threads: in the desktop application the
+// ProjectStore thread holds the only one (reads and writes); carbon-cli holds its own. WAL lets a
+// reader in another process go on while a writer commits.
 // Every write method is one transaction unless called inside an explicit Transaction.
 class Project {
 public:
