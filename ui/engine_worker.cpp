@@ -46,7 +46,8 @@ ModelSummary EngineWorker::summarize(const QString& dir, carbon::Model& model) c
         {tr("Layers / hidden"), QStringLiteral("%1 / %2").arg(c.num_hidden_layers).arg(c.hidden_size)},
         {tr("Heads (KV)"), QStringLiteral("%1 (%2)").arg(c.num_attention_heads).arg(c.num_key_value_heads)},
         {tr("Context"), tr("%1 tokens (%2 bp)").arg(c.max_position_embeddings).arg(loc.toString(s.contextBases))},
-        {tr("Dtype"), QString::fromLatin1(dtype_name(c.torch_dtype))},
+        {tr("Dtype"),
+         QString::fromLatin1(dtype_name(model.checkpoint().weights().dtype))},  // as stored, not as declared
         {tr("Vocabulary"), loc.toString(c.vocab_size)},
         {tr("DNA token ids"), tr("<dna> %1, </dna> %2, <oov> %3, 6-mers %4..%5")
                                   .arg(t.dna_open_id()).arg(t.dna_close_id()).arg(t.oov_id())
@@ -135,13 +136,18 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
         for (const std::string& n : r.notices) notices << QString::fromStdString(n);
         const SpeculativeStats& ss = r.speculative;
         if (ss.used) {
-            QString line = tr("speculative decoding with %1: %2% of %3 drafted tokens accepted, %4 tokens per target pass, "
-                              "measured speed-up %5x")
-                               .arg(draftDir_)
-                               .arg(100.0 * ss.acceptance_rate(), 0, 'f', 1)
-                               .arg(ss.drafted)
-                               .arg(ss.tokens_per_target_pass(), 0, 'f', 2)
-                               .arg(ss.speedup(), 0, 'f', 2);
+            // Verification: identical (greedy, constraints: the target's own designs) or
+            // distribution (speculative sampling: designs distributed as the target's).
+            QString line =
+                tr("speculative decoding (%1 verification) with %6: %2% of %3 drafted tokens accepted, "
+                   "%4 tokens per target pass, %5")
+                    .arg(QString::fromLatin1(speculative_verify_name(ss.verify)))
+                    .arg(100.0 * ss.acceptance_rate(), 0, 'f', 1)
+                    .arg(ss.drafted)
+                    .arg(ss.tokens_per_target_pass(), 0, 'f', 2)
+                    .arg(ss.speedup() > 0 ? tr("measured speed-up %1x").arg(ss.speedup(), 0, 'f', 2)
+                                          : tr("speed-up not measured (no plain decode steps to compare with)"))
+                    .arg(draftDir_);  // last: a path may hold '%'
             if (ss.disabled) line += tr("; switched off during the run: %1").arg(QString::fromStdString(ss.disabled_reason));
             notices << line;
             QList<QPair<QString, QString>> settings;

@@ -3,13 +3,17 @@
 #include "model_panel.h"
 
 #include <QApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QMutex>
 #include <QPointer>
 #include <QPushButton>
 #include <QSettings>
@@ -29,6 +33,29 @@ QString mib(double bytes) {
                                           : QLocale().toString(bytes / (1024.0 * 1024), 'f', 1) + QStringLiteral(" MiB");
 }
 
+// Inspecting a folder parses its tokenizer (a second or so for a real one) and every tensor
+// header; the result is kept per folder and reused until its config.json, safetensors or
+// tokenizer files change, so a rescan (at start-up, after loading a model) costs next to nothing
+// and never competes with the engine for the CPU.
+ModelFolderInfo inspectCached(const QString& dir) {
+    static QMutex mutex;
+    static QHash<QString, QPair<QString, ModelFolderInfo>> cache;
+    QString stamp;
+    const QDir d(dir);
+    for (const QFileInfo& f : d.entryInfoList(QDir::Files, QDir::Name))
+        stamp += f.fileName() + QLatin1Char(':') + QString::number(f.size()) + QLatin1Char(':') +
+                 QString::number(f.lastModified().toMSecsSinceEpoch()) + QLatin1Char(';');
+    {
+        QMutexLocker lock(&mutex);
+        auto it = cache.constFind(dir);
+        if (it != cache.constEnd() && it->first == stamp) return it->second;
+    }
+    ModelFolderInfo info = inspect_model_folder(dir.toStdString());
+    QMutexLocker lock(&mutex);
+    cache.insert(dir, {stamp, info});
+    return info;
+}
+
 QString displayName(const ModelFolderInfo& m) {
     QString name = QString::fromStdString(m.name);
     if (!m.revision.empty()) name += QStringLiteral(" @") + QString::fromStdString(m.revision).left(8);
@@ -40,11 +67,12 @@ QString describeModelFolder(const ModelFolderInfo& m) {
     if (!m.ok) return QObject::tr("Does not load: %1").arg(QString::fromStdString(m.error));
     const ModelConfig& c = m.config;
     const uint64_t ctx = uint64_t(c.max_position_embeddings);
-    return QObject::tr("%1 M parameters, %2 layers, hidden %3\n"
-                       "Context %4 tokens (%5 bp), %6 weights, %7 on disk\n"
-                       "Memory on the CPU: %8 (weights %9 + KV cache %10 for one full-context sequence)\n"
-                       "Tokenizer: <dna> %11, </dna> %12, <oov> %13, 6-mers %14..%15 (%16)\n"
-                       "Runs on: CPU (this build has no CUDA backend)")
+    return QObject::tr(
+               "%1 M parameters, %2 layers, hidden %3, %16 attention heads (%17 KV)\n"
+               "Context %4 tokens (%5 bp), %6 weights, %7 on disk\n"
+               "Memory on the CPU: %8 (weights %9 + KV cache %10 for one full-context sequence)\n"
+               "Tokenizer: <dna> %11, </dna> %12, <oov> %13, 6-mers %14..%15 (%18)\n"
+               "Runs on: CPU (this build has no CUDA backend)")
         .arg(QLocale().toString(double(m.parameters) / 1e6, 'f', 1))
         .arg(c.num_hidden_layers)
         .arg(c.hidden_size)
@@ -60,8 +88,30 @@ QString describeModelFolder(const ModelFolderInfo& m) {
         .arg(m.oov)
         .arg(m.first_kmer)
         .arg(m.last_kmer)
-        .arg(QString::fromStdString(m.kmer_ids_from));
+        .arg(c.num_attention_heads)
+        .arg(c.num_key_value_heads)
+        .arg(QString::fromStdString(m.kmer_ids_from));  // last: free text, nothing is substituted after it
 }
+
+namespace {
+// What the manager says when it knows no model folder: what a model folder holds and how to get
+// one (plain text: nothing here opens a browser or downloads).
+QString howToGetWeights(const QString& hubDir) {
+    return QObject::tr(
+               "No model folder yet.\n\n"
+               "A Carbon model is a folder in the Hugging Face layout: config.json, the weights as "
+               "model.safetensors (or shards model-0000N-of-0000M.safetensors with model.safetensors.index.json) "
+               "and the tokenizer files (tokenizer.json, tokenizer_config.json, special_tokens_map.json).\n\n"
+               "To get one, run on a machine with internet access:\n"
+               "    hf download HuggingFaceBio/Carbon-3B\n"
+               "(or Carbon-500M, the draft model, or Carbon-8B). That puts it in the Hugging Face cache (%1), "
+               "whose models this list shows by themselves. With "
+               "--local-dir ~/models/Carbon-3B it goes into a folder of its own instead: press Add folder and "
+               "choose it, or a copy of such a folder from a colleague.\n\n"
+               "Carbon Studio never downloads anything. Projects open, edit and export without a model.")
+        .arg(hubDir.isEmpty() ? QObject::tr("(no cache: HOME is not set)") : hubDir);
+}
+}  // namespace
 
 ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -73,15 +123,10 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     list_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     list_->setMinimumHeight(110);
     layout->addWidget(list_);
-    empty_ = new QLabel(tr("<p><b>No model folder yet.</b> A Carbon model is a folder in the Hugging Face layout: "
-                           "<tt>config.json</tt>, <tt>model.safetensors</tt> (or shards with an index) and the tokenizer "
-                           "files. Get one on a machine with internet access with<br><tt>hf download "
-                           "HuggingFaceBio/Carbon-3B --local-dir ~/models/Carbon-3B</tt><br>(or Carbon-500M, Carbon-8B), or "
-                           "copy such a folder, then Add folder. Snapshots already in the Hugging Face cache "
-                           "(~/.cache/huggingface/hub) are listed here by themselves. Carbon Studio never downloads.</p>"),
-                        this);
+    empty_ = new QLabel(this);  // filled when a scan finds nothing
     empty_->setWordWrap(true);
-    empty_->setTextFormat(Qt::RichText);
+    empty_->setTextFormat(Qt::PlainText);
+    empty_->setVisible(false);
     empty_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     empty_->setAccessibleName(tr("How to get Carbon weights"));
     layout->addWidget(empty_);
@@ -168,12 +213,22 @@ void ModelPanel::rescan() {
     scanning_ = true;
     rescan_->setEnabled(false);
     const QStringList folders = recentFolders();
+    const std::filesystem::path hub = default_hf_hub_dir();  // the environment, read on the GUI thread
+    hubDir_ = QString::fromStdString(hub.string());
     QPointer<ModelPanel> self(this);
-    QThreadPool::globalInstance()->start([self, folders] {
+    QThreadPool::globalInstance()->start([self, folders, hub] {
         QList<ModelFolderInfo> infos;
-        for (const QString& f : folders) infos.append(inspect_model_folder(f.toStdString()));
-        for (ModelFolderInfo& m : find_hf_snapshots(default_hf_hub_dir()))
-            if (!folders.contains(QString::fromStdString(m.dir.string()))) infos.append(std::move(m));
+        for (const QString& f : folders) infos.append(inspectCached(f));
+        // The cache's snapshots: found by name (cheap), described through the same cache.
+        for (const ModelFolderInfo& m : find_hf_snapshots(hub, false)) {
+            const QString dir = QString::fromStdString(m.dir.string());
+            if (folders.contains(dir)) continue;
+            ModelFolderInfo info = inspectCached(dir);
+            info.name = m.name;
+            info.revision = m.revision;
+            info.current = m.current;
+            infos.append(std::move(info));
+        }
         QMetaObject::invokeMethod(qApp, [self, infos] {
             if (self) self->setInfos(infos);
         }, Qt::QueuedConnection);
@@ -203,6 +258,7 @@ void ModelPanel::setInfos(const QList<ModelFolderInfo>& infos) {
     }
     if (!list_->currentItem() && list_->topLevelItemCount() > 0) list_->setCurrentItem(list_->topLevelItem(0));
     const bool none = infos_.isEmpty();
+    if (none) empty_->setText(howToGetWeights(hubDir_));
     empty_->setVisible(none);
     list_->setVisible(!none);
     scanning_ = false;
@@ -244,12 +300,15 @@ void ModelPanel::showSummary(const ModelSummary& summary) {
     status_->setText(text);
     for (const auto& [label, value] : summary.rows) {
         auto* v = new QLabel(value, this);
+        v->setAccessibleName(label);
         v->setWordWrap(true);
         v->setTextInteractionFlags(Qt::TextSelectableByMouse);
         details_->addRow(label + QLatin1Char(':'), v);
     }
     showSelected();
-    rescan();  // the folder is remembered now
+    bool listed = false;
+    for (const ModelFolderInfo& m : infos_) listed = listed || QString::fromStdString(m.dir.string()) == summary.dir;
+    if (!listed) rescan();  // a folder new to the list (cached inspections make this cheap)
 }
 
 void ModelPanel::showError(const QString& dir, const QString& error) {
@@ -269,8 +328,11 @@ void ModelPanel::showDraft(const ModelSummary& summary) {
     QString params;
     for (const auto& [label, value] : summary.rows)
         if (label == tr("Parameters")) params = value;
-    draftStatus_->setText(tr("Draft: %1 (%2). Runs propose tokens with it and the target verifies them: the same "
-                             "designs, sooner when the draft agrees. Acceptance and speed-up are in the run log.")
+    draftStatus_->setText(tr("Draft: %1 (%2). It proposes tokens and the target verifies them. Greedy runs and runs "
+                             "with sequence constraints give the target's own designs; sampled runs use speculative "
+                             "sampling, whose designs are distributed exactly as the target's. The run log gives each "
+                             "run's acceptance, tokens per target pass and speed-up; a draft that does not pay is "
+                             "switched off during the run.")
                               .arg(summary.dir, params));
     clearDraft_->setEnabled(true);
     rememberFolder(summary.dir);

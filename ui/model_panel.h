@@ -4,7 +4,8 @@
 // not load; folders are inspected on a pool thread, never on the GUI thread. The selected folder
 // is loaded as the target or paired as the draft (speculative decoding); the loaded target's
 // details and the draft's state are shown below. With no folder known it says how to get the
-// Carbon weights.
+// Carbon weights. The Hugging Face cache is found from the environment at each scan
+// (carbon::default_hf_hub_dir).
 #pragma once
 
 #include <QList>
@@ -68,6 +69,7 @@ private:
     QLabel* draftStatus_;
     QFormLayout* details_;
     QList<carbon::ModelFolderInfo> infos_;
+    QString hubDir_;  // the Hugging Face cache the last scan looked in
     bool scanning_ = false, rescanAgain_ = false;
 };
 

@@ -26,8 +26,9 @@ void print(const ModelFolderInfo& m) {
         return;
     }
     const ModelConfig& c = m.config;
-    std::printf("  %.3g M parameters, %d layers, hidden %d, context %d tokens (%d bp), %s weights\n", double(m.parameters) / 1e6,
-                c.num_hidden_layers, c.hidden_size, c.max_position_embeddings, c.max_position_embeddings * 6,
+    std::printf("  %.3g M parameters, %d layers, hidden %d, %d heads (%d KV), context %d tokens (%d bp), %s weights\n",
+                double(m.parameters) / 1e6, c.num_hidden_layers, c.hidden_size, c.num_attention_heads,
+                c.num_key_value_heads, c.max_position_embeddings, c.max_position_embeddings * 6,
                 dtype_name(m.weights_dtype));
     std::printf("  on disk %s; CPU memory %s (weights %s + KV cache %s for one full-context sequence)\n",
                 human_bytes(double(m.disk_bytes)).c_str(), human_bytes(double(m.memory_needed(uint64_t(c.max_position_embeddings)))).c_str(),

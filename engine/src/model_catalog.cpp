@@ -29,6 +29,20 @@ uint64_t folder_bytes(const fs::path& dir) {
     return total;
 }
 
+// The folder's entries that are symbolic links to files that no longer exist: in a Hugging Face
+// cache, snapshot files whose blobs were deleted (a half-removed or damaged cache entry).
+std::vector<std::string> dangling_links(const fs::path& dir) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        std::error_code ec2;
+        if (fs::is_symlink(e.symlink_status(ec2)) && !fs::exists(e.path(), ec2))
+            names.push_back(e.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
 std::string read_first_line(const fs::path& p) {
     std::ifstream f(p);
     std::string s;
@@ -66,6 +80,14 @@ ModelFolderInfo inspect_model_folder(const fs::path& dir) {
         info.ok = true;
     } catch (const std::exception& e) {
         info.error = e.what();
+        // The loader names the file it could not read; say why that file is missing.
+        if (const auto broken = dangling_links(dir); !broken.empty()) {
+            std::string list;
+            for (const std::string& n : broken) list += (list.empty() ? "" : ", ") + n;
+            info.error +=
+                " (" + list + (broken.size() == 1 ? " is a link" : " are links") +
+                " to a file that no longer exists: the Hugging Face cache entry is damaged; download the model again)";
+        }
     }
     return info;
 }
@@ -82,7 +104,7 @@ fs::path default_hf_hub_dir() {
     return {};
 }
 
-std::vector<ModelFolderInfo> find_hf_snapshots(const fs::path& hub) {
+std::vector<ModelFolderInfo> find_hf_snapshots(const fs::path& hub, bool inspect) {
     std::vector<ModelFolderInfo> out;
     std::error_code ec;
     if (hub.empty() || !fs::is_directory(hub, ec)) return out;
@@ -97,13 +119,19 @@ std::vector<ModelFolderInfo> find_hf_snapshots(const fs::path& hub) {
         const std::string main_rev = read_first_line(repo / "refs" / "main");
         std::vector<fs::path> snaps;
         for (const auto& s : fs::directory_iterator(repo / "snapshots", ec))
-            if (s.is_directory() && fs::exists(s.path() / "config.json")) snaps.push_back(s.path());
+            // A model snapshot has a config.json, if only as a link to a blob since deleted (then
+            // listed with the reason it does not load).
+            if (std::error_code ec2; s.is_directory() && fs::symlink_status(s.path() / "config.json", ec2).type() !=
+                                                             fs::file_type::not_found)
+                snaps.push_back(s.path());
         std::sort(snaps.begin(), snaps.end(), [&](const fs::path& a, const fs::path& b) {
             const bool ma = a.filename() == main_rev, mb = b.filename() == main_rev;
             return ma != mb ? ma : a < b;
         });
         for (const fs::path& s : snaps) {
-            ModelFolderInfo info = inspect_model_folder(s);
+            ModelFolderInfo info;
+            if (inspect) info = inspect_model_folder(s);
+            info.dir = s;
             info.name = id;
             info.revision = s.filename().string();
             info.current = info.revision == main_rev;

@@ -1,7 +1,7 @@
 // Model folders found and described without loading them: tiny checkpoints and a fake Hugging
 // Face hub cache (snapshots of symlinks into blobs/, refs/main); the estimate of the memory a
 // folder needs equals what the loaded CPU backend reports; broken folders give the loader's
-// message (file and tensor named); draft compatibility.
+// message (file, key and tensor named), with the links of a damaged cache entry; draft compatibility.
 #include <cstdlib>
 #include <fstream>
 
@@ -63,11 +63,30 @@ TEST(broken_folders_say_what_is_wrong) {
     const fs::path no_tok = tmp.path / "no-tokenizer";
     fs::create_directories(no_tok);
     for (const auto& e : fs::directory_iterator(good))
-        if (e.path().filename().string().rfind("tokenizer", 0) != 0 && e.path().filename() != "special_tokens_map.json")
+        if (e.path().filename() == "config.json" || e.path().extension() == ".safetensors")
             fs::copy_file(e.path(), no_tok / e.path().filename());
     const ModelFolderInfo a = inspect_model_folder(no_tok);
     CHECK(!a.ok);
-    CHECK(!a.error.empty());
+    CHECK(a.error.find(no_tok.string()) != std::string::npos);  // the folder, and the files it lacks
+    CHECK(a.error.find("tokenizer.json") != std::string::npos);
+
+    // A config.json with an ill-typed key: the file and the key are named.
+    const fs::path bad_cfg = tmp.path / "bad-config";
+    fs::create_directories(bad_cfg);
+    for (const auto& e : fs::directory_iterator(good)) fs::copy_file(e.path(), bad_cfg / e.path().filename());
+    {
+        std::ifstream f(bad_cfg / "config.json");
+        std::string text(std::istreambuf_iterator<char>(f), {});
+        const auto k = text.find("\"hidden_size\": ");
+        CHECK(k != std::string::npos);
+        if (k != std::string::npos) text.insert(k + 15, "\"sixty-four\", \"was\": ");
+        f.close();
+        std::ofstream(bad_cfg / "config.json") << text;
+    }
+    const ModelFolderInfo c = inspect_model_folder(bad_cfg);
+    CHECK(!c.ok);
+    CHECK(c.error.find((bad_cfg / "config.json").string()) != std::string::npos);
+    CHECK(c.error.find("'hidden_size'") != std::string::npos);
 
     // A checkpoint without one layer's tensor: the loader names the tensor.
     TestModelOptions o;
@@ -107,6 +126,17 @@ TEST(hub_cache_snapshots_are_found_offline) {
         CHECK(found[0].ok);
         CHECK(found[0].disk_bytes >= found[0].weight_bytes);  // sizes through the symlinks
     }
+    // Found by name only (what the GUI does before inspecting each folder on its own cache).
+    const auto named = find_hf_snapshots(hub, false);
+    CHECK_EQ(named.size(), size_t(2));
+    if (named.size() == 2) {
+        CHECK_EQ(named[0].dir, hub / "models--HuggingFaceBio--Carbon-500M" / "snapshots" / "bbb222");
+        CHECK_EQ(named[0].name, std::string("HuggingFaceBio/Carbon-500M"));
+        CHECK(named[0].current);
+        CHECK(!named[0].ok);
+        CHECK_EQ(named[0].error, std::string());
+        CHECK_EQ(named[0].disk_bytes, uint64_t(0));  // not inspected
+    }
     // The cache location follows the Hugging Face variables, in their order of precedence.
     setenv("HF_HOME", "/srv/hf", 1);
     setenv("HF_HUB_CACHE", (tmp.path / "hub").c_str(), 1);
@@ -119,6 +149,31 @@ TEST(hub_cache_snapshots_are_found_offline) {
     unsetenv("XDG_CACHE_HOME");
     setenv("HOME", "/home/bio", 1);
     CHECK_EQ(default_hf_hub_dir(), fs::path("/home/bio/.cache/huggingface/hub"));
+}
+
+TEST(damaged_cache_entries_are_listed_with_the_reason) {
+    // Blobs deleted under a snapshot (a half-removed cache entry): the snapshot is still listed,
+    // and the message names the links that lead nowhere.
+    testing_support::TempDir tmp("hub-damaged");
+    const fs::path hub = tmp.path / "hub";
+    const fs::path& model = testing_support::tiny_model();
+    add_snapshot(hub, "HuggingFaceBio/Carbon-3B", "weights0", model);
+    add_snapshot(hub, "HuggingFaceBio/Carbon-8B", "config00", model);
+    const fs::path r3 = hub / "models--HuggingFaceBio--Carbon-3B", r8 = hub / "models--HuggingFaceBio--Carbon-8B";
+    fs::remove(r3 / "snapshots" / "weights0" / "model.safetensors");
+    fs::create_symlink("../../blobs/deleted-blob", r3 / "snapshots" / "weights0" / "model.safetensors");
+    fs::remove(fs::canonical(r8 / "snapshots" / "config00" / "config.json"));
+    const auto found = find_hf_snapshots(hub);
+    CHECK_EQ(found.size(), size_t(2));
+    if (found.size() == 2) {
+        CHECK_EQ(found[0].name, std::string("HuggingFaceBio/Carbon-3B"));
+        CHECK(!found[0].ok);
+        CHECK(found[0].error.find("model.safetensors is a link to a file that no longer exists") != std::string::npos);
+        CHECK_EQ(found[1].name, std::string("HuggingFaceBio/Carbon-8B"));
+        CHECK(!found[1].ok);
+        CHECK(found[1].error.find("config.json") != std::string::npos);
+        CHECK(found[1].error.find("config.json is a link to a file that no longer exists") != std::string::npos);
+    }
 }
 
 TEST(draft_compatibility) {

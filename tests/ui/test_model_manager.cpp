@@ -1,24 +1,28 @@
-// The model manager, headless: a fake Hugging Face cache (HF_HUB_CACHE) with a tiny snapshot is
-// listed, described without loading; a broken folder shows the loader's message naming the
-// tensor; a paired draft (the target itself) gives the same greedy designs as the target alone,
-// with its acceptance in the run log and stored with the run; a draft with other DNA token ids
-// is refused with the engine's message.
+// The model manager, headless: with no folder known it says how to get the weights; a fake Hugging
+// Face cache (HF_HUB_CACHE) with a tiny snapshot is listed, described without loading; a broken
+// folder shows the loader's message naming the tensor; a paired draft (the target itself) gives
+// the same greedy designs as the target alone, with its acceptance in the run log and stored with
+// the run; a draft with other DNA token ids is refused with the engine's message, up front and
+// when a new target no longer fits the paired draft.
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QDoubleSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QTreeWidget>
 #include <filesystem>
 #include <fstream>
 
+#include "carbon/config.h"
 #include "carbon/storage/project.h"
 #include "carbon/test_model.h"
 #include "design_table_model.h"
+#include "engine_worker.h"
 #include "generation_panel.h"
 #include "main_window.h"
 #include "model_panel.h"
@@ -77,6 +81,27 @@ private slots:
         qputenv("HF_HUB_CACHE", QByteArray::fromStdString(hub.string()));
     }
 
+    void explainsHowToGetWeightsWhenNoFolderIsKnown() {
+        QTemporaryDir emptyHub;
+        qputenv("HF_HUB_CACHE", emptyHub.path().toUtf8());
+        ModelPanel panel;
+        QSignalSpy scanned(&panel, &ModelPanel::scanned);
+        QTRY_VERIFY_WITH_TIMEOUT(scanned.count() > 0, 20000);
+        qputenv("HF_HUB_CACHE", QByteArray::fromStdString(tmp_.filePath(QStringLiteral("hub")).toStdString()));
+        QVERIFY(panel.folders().isEmpty());
+        QLabel* help = nullptr;
+        for (QLabel* l : panel.findChildren<QLabel*>())
+            if (l->accessibleName() == QStringLiteral("How to get Carbon weights")) help = l;
+        QVERIFY(help);
+        QVERIFY(help->isVisibleTo(&panel));
+        QVERIFY(!panel.folderList()->isVisibleTo(&panel));
+        QCOMPARE(help->textFormat(), Qt::PlainText);  // nothing to click that would open a browser
+        for (const char* needed : {"hf download HuggingFaceBio/Carbon-3B", "config.json", "model.safetensors",
+                                   "tokenizer.json", "Add folder", "never downloads"})
+            QVERIFY2(help->text().contains(QLatin1String(needed)), needed);
+        QVERIFY2(help->text().contains(emptyHub.path()), qPrintable(help->text()));  // where the cache is looked for
+    }
+
     void listsCacheSnapshotsAndExplainsBrokenFolders() {
         ModelPanel panel;
         QSignalSpy scanned(&panel, &ModelPanel::scanned);
@@ -88,6 +113,28 @@ private slots:
         QVERIFY(snap);
         QCOMPARE(snap->text(4), QStringLiteral("ready"));
         QVERIFY(snap->text(2).contains(QStringLiteral("12,288 bp")) || snap->text(2).contains(QStringLiteral("12288")));
+        // The facts come from the files: the config's sizes, the tokenizer's DNA ids (the real
+        // layout in the test tokenizer), the refs/main revision.
+        const carbon::ModelConfig tinyConfig = carbon::load_config(tiny_.toStdString() + "/config.json");
+        QCOMPARE(snap->text(1),
+                 QLocale().toString(double(tinyConfig.parameter_count()) / 1e6, 'f', 1) + QStringLiteral(" M"));
+        const carbon::ModelFolderInfo* info = nullptr;
+        for (const carbon::ModelFolderInfo& m : panel.folders())
+            if (m.name == "HuggingFaceBio/Carbon-500M") info = &m;
+        QVERIFY(info && info->ok && info->current);
+        QCOMPARE(info->revision, std::string("0123abcd"));
+        QCOMPARE(info->config.num_hidden_layers, tinyConfig.num_hidden_layers);
+        QCOMPARE(info->dna_open, 151669);
+        QCOMPARE(info->first_kmer, 151672);
+        QCOMPARE(info->last_kmer, 151672 + 4095);
+        list->setCurrentItem(snap);
+        for (const QString& fact :
+             {QStringLiteral("Tokenizer: <dna> 151669, </dna> 151670, <oov> 151671, 6-mers 151672..155767"),
+              QStringLiteral("%1 attention heads (%2 KV)")
+                  .arg(tinyConfig.num_attention_heads)
+                  .arg(tinyConfig.num_key_value_heads),
+              QStringLiteral("bfloat16 weights"), QStringLiteral("Runs on: CPU")})
+            QVERIFY2(anyLabelContains(&panel, fact), qPrintable(fact));
 
         // A checkpoint whose config promises a layer its weights lack.
         const QString broken = tmp_.filePath(QStringLiteral("broken"));
@@ -159,6 +206,60 @@ private slots:
         carbon::make_test_model(other.toStdString(), c);
         emit w.modelPanel()->draftRequested(other);
         QTRY_VERIFY_WITH_TIMEOUT(anyLabelContains(w.modelPanel(), QStringLiteral("does not use the target's DNA token ids")), 20000);
+    }
+
+    // EngineWorker alone: a run with a draft reports its figures in the finished notices, and a
+    // new target whose DNA ids differ drops the paired draft with the engine's message.
+    void workerReportsDraftFiguresAndDropsADraftThatNoLongerFits() {
+        QTemporaryDir dir;
+        const QString compact = dir.filePath(QStringLiteral("compact"));
+        carbon::TestModelOptions c;
+        c.compact_vocab = true;
+        carbon::make_test_model(compact.toStdString(), c);
+        registerEngineMetaTypes();
+        QThread thread;
+        auto* worker = new EngineWorker;
+        worker->moveToThread(&thread);
+        thread.start();
+        auto call = [worker](auto f) {
+            QMetaObject::invokeMethod(
+                worker, [worker, f] { f(worker); }, Qt::QueuedConnection);
+        };
+        QSignalSpy loaded(worker, &EngineWorker::modelLoaded), draftLoaded(worker, &EngineWorker::draftLoaded),
+            draftFailed(worker, &EngineWorker::draftFailed), finished(worker, &EngineWorker::finished),
+            failed(worker, &EngineWorker::failed);
+        const QString target = tiny_;
+        call([target](EngineWorker* w) { w->loadModel(target); });
+        call([target](EngineWorker* w) { w->loadDraft(target); });
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 && draftLoaded.count() == 1, 60000);
+        carbon::DesignRequest r;
+        r.left_context = "ATGCGCTAGCTACGATCGATCGTAGCTAGCTAGCTAGCTACG";
+        r.length = 120;
+        r.count = 2;
+        r.sampling.temperature = 0.0f;
+        call([r](EngineWorker* w) { w->generate(1, r); });
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() > 0, 60000);
+        QCOMPARE(failed.count(), 0);
+        const QString notices = finished.first().at(2).toStringList().join(QLatin1Char('\n'));
+        for (const QString& part : {QStringLiteral("speculative decoding (identical verification) with ") + target,
+                                    QStringLiteral("100.0% of"), QStringLiteral("drafted tokens accepted"),
+                                    QStringLiteral("tokens per target pass"), QStringLiteral("speed-up")})
+            QVERIFY2(notices.contains(part), qPrintable(notices));
+
+        call([compact](EngineWorker* w) { w->loadModel(compact); });
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 2 && draftFailed.count() == 1, 60000);
+        QCOMPARE(draftFailed.first().at(0).toString(), target);
+        QVERIFY(
+            draftFailed.first().at(1).toString().contains(QStringLiteral("does not use the target's DNA token ids")));
+        finished.clear();
+        call([r](EngineWorker* w) { w->generate(2, r); });
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() > 0, 60000);
+        QCOMPARE(failed.count(), 0);
+        QVERIFY(!finished.first().at(2).toStringList().join(QLatin1Char('\n')).contains(QStringLiteral("speculative")));
+
+        thread.quit();
+        thread.wait();
+        delete worker;
     }
 };
 

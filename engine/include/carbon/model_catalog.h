@@ -21,7 +21,8 @@ struct ModelFolderInfo {
     std::string revision;    // the snapshot's commit hash; "" for a plain folder
     bool current = false;    // the snapshot refs/main points to
     bool ok = false;
-    std::string error;       // why the folder does not load (the loader's own message) when !ok
+    std::string error;  // why the folder does not load when !ok: the loader's own message (file,
+                        // key or tensor named), and any links to deleted cache blobs
     // When ok:
     ModelConfig config;
     int64_t parameters = 0;
@@ -42,9 +43,10 @@ ModelFolderInfo inspect_model_folder(const std::filesystem::path& dir);
 std::filesystem::path default_hf_hub_dir();
 
 // Every model snapshot under a hub cache (models--ORG--NAME/snapshots/<revision>/ holding a
-// config.json), inspected; the current one (refs/main) first within each repository. A missing
-// cache gives an empty list.
-std::vector<ModelFolderInfo> find_hf_snapshots(const std::filesystem::path& hub_root);
+// config.json, if only as a link to a deleted blob), the current one (refs/main) first within each
+// repository; inspected unless `inspect` is false (then only dir, name, revision and current are
+// set). A missing cache gives an empty list.
+std::vector<ModelFolderInfo> find_hf_snapshots(const std::filesystem::path& hub_root, bool inspect = true);
 
 // Error unless `draft` uses the target's DNA token ids (<dna>, </dna>, <oov> and the 4,096
 // 6-mers), so that its proposals mean the same tokens to the target.
