@@ -21,6 +21,8 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<carbon::ui::ScoreTrack>();
     qRegisterMetaType<carbon::ui::VariantAnalysis>();
     qRegisterMetaType<carbon::IsmResult>();
+    qRegisterMetaType<QList<carbon::Design>>();            // scoreDesigns
+    qRegisterMetaType<QList<carbon::ui::ScoreTrack>>();   // designsScored
 }
 
 EngineWorker::EngineWorker(QObject* parent) : QObject(parent) { registerEngineMetaTypes(); }
@@ -57,6 +59,8 @@ ModelSummary EngineWorker::summarize(const QString& dir, carbon::Model& model) c
         {tr("KV cache per 1 kbp"), mib(double(plan.kv_per_token) * 1000.0 / 6.0)},
     };
     s.notice = QString::fromStdString(model.notice());
+    s.backend = QString::fromStdString(model.backend().describe());
+    s.parameters = c.parameter_count();
     return s;
 }
 

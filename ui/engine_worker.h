@@ -33,6 +33,8 @@ struct ModelSummary {
     QString dir;
     QList<QPair<QString, QString>> rows;  // label, value; in display order
     QString notice;                       // the engine's one-time backend notice, if any
+    QString backend;                      // Backend::describe(): device, threads, precision
+    qint64 parameters = 0;
     qint64 contextBases = 0;              // max_position_embeddings * 6
 };
 

@@ -90,8 +90,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         modelReady_ = true;
         contextBases_ = s.contextBases;
         modelDir_ = s.dir;
-        for (const auto& [label, value] : s.rows)
-            if (label == tr("Backend")) modelBackend_ = value;
+        modelBackend_ = s.backend;
         updateEngineLabel();
         modelPanel_->showSummary(s);
         statusBar()->showMessage(tr("Model loaded: %1").arg(s.dir), 5000);

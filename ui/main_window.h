@@ -145,7 +145,6 @@ private:
     void onDesignTracks(quint64 token, const QList<qint64>& ids, const QList<QVector<float>>& values);
     void syncTemplateFromRegions();
     void showPendingVariant();
-    QAction* menuAction(const QString& text) const;
 
     SequenceDocument* doc_;
     QUndoStack* undo_;
@@ -183,6 +182,8 @@ private:
     ProjectBrowser* browser_ = nullptr;
     TrackChartView* designChart_ = nullptr;
     QMenu* recentProjects_ = nullptr;
+    QAction* newProjectAction_ = nullptr;   // also behind the welcome page's buttons
+    QAction* openProjectAction_ = nullptr;
     QString projectPath_;
     qint64 sequenceId_ = 0;  // the stored sequence in the editor; 0 = not stored (yet)
     QString sequenceName_;

@@ -138,9 +138,11 @@ void MainWindow::setupProject() {
         runLog_->note(tr("Exported %1").arg(path));
     });
     connect(store_, &ProjectStore::designTracks, this, &MainWindow::onDesignTracks);
+    connect(store_, &ProjectStore::saveFailed, this, [this](quint64 token) {
+        if (token == saveToken_) saveInFlight_ = false;
+    });
+    connect(store_, &ProjectStore::sampleFailed, this, [this] { sampleFiles_.reset(); });
     connect(store_, &ProjectStore::failed, this, [this](const QString& what, const QString& error) {
-        if (what == tr("Save sequence")) saveInFlight_ = false;
-        if (what == tr("Create the sample project")) sampleFiles_.reset();
         const QString text = tr("%1 failed: %2").arg(what, error);
         statusBar()->showMessage(text, 15000);
         runLog_->note(text);
@@ -154,8 +156,8 @@ void MainWindow::setupProject() {
 
     // The welcome page's requests.
     connect(welcome_, &WelcomePage::openSampleRequested, this, &MainWindow::openSampleProject);
-    connect(welcome_, &WelcomePage::newProjectRequested, this, [this] { menuAction(tr("&New Project…"))->trigger(); });
-    connect(welcome_, &WelcomePage::openProjectRequested, this, [this] { menuAction(tr("&Open Project…"))->trigger(); });
+    connect(welcome_, &WelcomePage::newProjectRequested, this, [this] { newProjectAction_->trigger(); });
+    connect(welcome_, &WelcomePage::openProjectRequested, this, [this] { openProjectAction_->trigger(); });
     connect(welcome_, &WelcomePage::openRecentRequested, this, &MainWindow::openProject);
     connect(welcome_, &WelcomePage::openModelFolderRequested, this, [this] { modelPanel_->chooseFolder(); });
     connect(welcome_, &WelcomePage::loadModelRequested, this, &MainWindow::loadModel);
@@ -213,7 +215,7 @@ void MainWindow::addProjectActions(QMenu* file) {
         connect(a, &QAction::triggered, this, slot);
         return a;
     };
-    action(tr("&New Project…"), {QKeySequence::New}, [this] {
+    newProjectAction_ = action(tr("&New Project…"), {QKeySequence::New}, [this] {
         QString path = chooseFile(true, tr("New project"), tr("Carbon Studio project (*.carbon)"));
         if (path.isEmpty()) return;
         if (!isProjectFile(path)) path += QStringLiteral(".carbon");
@@ -223,7 +225,7 @@ void MainWindow::addProjectActions(QMenu* file) {
         }
         newProject(path);
     });
-    action(tr("&Open Project…"), {QKeySequence::Open}, [this] {
+    openProjectAction_ = action(tr("&Open Project…"), {QKeySequence::Open}, [this] {
         const QString path = chooseFile(false, tr("Open project"), tr("Carbon Studio project (*.carbon);;All files (*)"));
         if (!path.isEmpty()) openProject(path);
     });
@@ -508,12 +510,6 @@ void MainWindow::syncTemplateFromRegions() {
         if (pinnedMask_[i] && !mask[i]) t[i] = 'N';
     pinnedMask_ = mask;
     if (generation_->templateEdit()->text().toLatin1() != t) generation_->templateEdit()->setText(QString::fromLatin1(t));
-}
-
-QAction* MainWindow::menuAction(const QString& text) const {
-    for (QAction* a : findChildren<QAction*>())
-        if (a->text() == text) return a;
-    return nullptr;
 }
 
 bool MainWindow::isWelcomeShown() const { return centre_->currentWidget() == welcome_; }

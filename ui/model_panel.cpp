@@ -325,9 +325,7 @@ void ModelPanel::setDraftLoading(const QString& dir) {
 
 void ModelPanel::showDraft(const ModelSummary& summary) {
     draftStatus_->setStyleSheet({});
-    QString params;
-    for (const auto& [label, value] : summary.rows)
-        if (label == tr("Parameters")) params = value;
+    const QString params = tr("%1 M parameters").arg(QLocale().toString(double(summary.parameters) / 1e6, 'f', 1));
     draftStatus_->setText(tr("Draft: %1 (%2). It proposes tokens and the target verifies them. Greedy runs and runs "
                              "with sequence constraints give the target's own designs; sampled runs use speculative "
                              "sampling, whose designs are distributed exactly as the target's. The run log gives each "

@@ -6,14 +6,13 @@
 #include <QLocale>
 #include <filesystem>
 #include <fstream>
+#include <unordered_set>
 
 #include "carbon/common.h"
 #include "carbon/storage/engine_results.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
 #include "carbon/storage/project.h"
-#include "analysis_types.h"
-#include "engine_worker.h"
 
 namespace carbon::ui {
 
@@ -33,8 +32,6 @@ void registerProjectMetaTypes() {
     qRegisterMetaType<QList<carbon::ui::StoredDesign>>();
     qRegisterMetaType<QList<qint64>>();
     qRegisterMetaType<QList<QVector<float>>>();
-    qRegisterMetaType<QList<carbon::Design>>();
-    qRegisterMetaType<QList<carbon::ui::ScoreTrack>>();
 }
 
 namespace {
@@ -126,29 +123,21 @@ void writeAtomically(const QString& path, Write&& write) {
     std::filesystem::rename(partial, final);
 }
 
-}  // namespace
-
-ProjectStore::ProjectStore(QObject* parent) : QObject(parent) { registerProjectMetaTypes(); }
-ProjectStore::~ProjectStore() = default;
-
-bool ProjectStore::requireOpen(const QString& what) {
-    if (project_) return true;
-    emit failed(what, tr("No project is open: create or open one first (File > New Project or Open Project)."));
-    return false;
-}
-
-StoredSequence ProjectStore::sequenceInfo(qint64 id) {
-    const auto s = project_->sequence(id);
-    if (!s) return {};
-    StoredSequence out = toStored(*s);
-    out.length = qint64(s->bases.size());
+// The listing entries of the given sequences (length from SQL, the bases are not read).
+QList<StoredSequence> sequenceInfos(st::Project& p, const std::vector<int64_t>& ids) {
+    const std::unordered_set<int64_t> wanted(ids.begin(), ids.end());
+    QList<StoredSequence> out;
+    for (const st::SequenceRecord& s : p.list_sequences(false))
+        if (wanted.count(s.id)) out.append(toStored(s));
     return out;
 }
 
-QList<StoredVariant> ProjectStore::importedVariants(qint64 sequenceId) {
+// A sequence's imported variants (a VCF panel; scored variants are run results), the first
+// kMaxListedVariants of them.
+QList<StoredVariant> importedVariants(st::Project& p, qint64 sequenceId) {
     QList<StoredVariant> out;
-    for (const st::VariantRecord& v : project_->variants_of_sequence(sequenceId)) {
-        if (v.run_id != 0) continue;  // scored results, not the imported panel
+    for (const st::VariantRecord& v : p.variants_of_sequence(sequenceId)) {
+        if (v.run_id != 0) continue;
         if (out.size() >= kMaxListedVariants) break;
         StoredVariant sv;
         sv.id = v.id;
@@ -160,6 +149,17 @@ QList<StoredVariant> ProjectStore::importedVariants(qint64 sequenceId) {
         out.append(sv);
     }
     return out;
+}
+
+}  // namespace
+
+ProjectStore::ProjectStore(QObject* parent) : QObject(parent) { registerProjectMetaTypes(); }
+ProjectStore::~ProjectStore() = default;
+
+bool ProjectStore::requireOpen(const QString& what) {
+    if (project_) return true;
+    emit failed(what, tr("No project is open: create or open one first (File > New Project or Open Project)."));
+    return false;
 }
 
 void ProjectStore::open(const QString& path, bool create) {
@@ -174,9 +174,7 @@ void ProjectStore::open(const QString& path, bool create) {
         ProjectSnapshot snap;
         snap.path = path;
         for (const auto& s : p->list_sequences()) snap.sequences.append(toStored(s));
-        std::swap(project_, p);  // importedVariants reads through project_
-        for (const StoredSequence& s : snap.sequences) snap.importedVariants += importedVariants(s.id);
-        std::swap(project_, p);
+        for (const StoredSequence& s : snap.sequences) snap.importedVariants += importedVariants(*p, s.id);
         QHash<qint64, int> perRun;
         for (const auto& d : p->list_designs(0, true)) {
             snap.designs.append(toStored(d));
@@ -237,7 +235,7 @@ void ProjectStore::loadSequence(qint64 id) {
 }
 
 void ProjectStore::saveSequence(quint64 token, qint64 id, const QString& name, const QByteArray& bases, const QList<Region>& regions) {
-    if (!requireOpen(tr("Save sequence"))) return;
+    if (!requireOpen(tr("Save sequence"))) return emit saveFailed(token);
     try {
         std::vector<st::Region> rs;
         for (const Region& r : regions) {
@@ -261,13 +259,14 @@ void ProjectStore::saveSequence(quint64 token, qint64 id, const QString& name, c
                 project_->add_region(r);
             }
             t.commit();
-            emit sequencesAdded({sequenceInfo(id)}, {});
+            emit sequencesAdded(sequenceInfos(*project_, {id}), {});
         } else {
             project_->update_sequence(id, bases.toStdString(), rs);
         }
         emit sequenceSaved(token, id);
     } catch (const std::exception& e) {
         emit failed(tr("Save sequence"), QString::fromUtf8(e.what()));
+        emit saveFailed(token);
     }
 }
 
@@ -275,8 +274,7 @@ void ProjectStore::importFasta(const QString& path) {
     if (!requireOpen(tr("Import FASTA"))) return;
     try {
         const st::FastaImportResult r = st::import_fasta(*project_, path.toStdString());
-        QList<StoredSequence> added;
-        for (int64_t id : r.sequence_ids) added.append(sequenceInfo(id));
+        const QList<StoredSequence> added = sequenceInfos(*project_, r.sequence_ids);
         QString summary = tr("%1: %n sequence(s), %2 bp imported", nullptr, int(r.sequence_ids.size()))
                               .arg(QFileInfo(path).fileName(), QLocale().toString(qint64(r.bases)));
         if (r.unnamed) summary += tr("; %n record(s) without a name were named record_N", nullptr, int(r.unnamed));
@@ -296,7 +294,7 @@ void ProjectStore::importVcf(const QString& path, const QString& sequenceName) {
                                   (skipped.isEmpty() ? QString() : tr(", %n record(s) skipped", nullptr, int(skipped.size()))),
                               skipped);
         if (const auto s = project_->find_sequence(sequenceName.toStdString()))
-            emit variantsListed(s->id, importedVariants(s->id));
+            emit variantsListed(s->id, importedVariants(*project_, s->id));
     } catch (const std::exception& e) {
         emit failed(tr("Import VCF"), QString::fromUtf8(e.what()));
     }
@@ -450,6 +448,7 @@ void ProjectStore::createSample(const QString& path, const QString& fasta, const
     } catch (const std::exception& e) {
         for (const char* suffix : {"", "-wal", "-shm"}) QFile::remove(path + QLatin1String(suffix));
         emit failed(tr("Create the sample project"), QString::fromUtf8(e.what()));
+        emit sampleFailed();
     }
 }
 

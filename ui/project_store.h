@@ -45,6 +45,8 @@ signals:
     void closed();
     void sequenceLoaded(const carbon::ui::StoredSequence& info, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
     void sequenceSaved(quint64 token, qint64 id);
+    void saveFailed(quint64 token);  // besides failed(): the autosave may try again
+    void sampleFailed();             // besides failed(): the sample's temporary files can go
     // New sequences after an import, with a one-line summary for the user.
     void sequencesAdded(const QList<carbon::ui::StoredSequence>& sequences, const QString& summary);
     void variantsImported(const QString& summary, const QStringList& skipped);
@@ -57,8 +59,6 @@ signals:
 
 private:
     bool requireOpen(const QString& what);
-    StoredSequence sequenceInfo(qint64 id);
-    QList<StoredVariant> importedVariants(qint64 sequenceId);
 
     std::unique_ptr<carbon::storage::Project> project_;
 };

@@ -9,7 +9,9 @@
 #include <QContextMenuEvent>
 #include <QKeyEvent>
 #include <QMenu>
+#include <QHelpEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <QScrollBar>
 #include <QUndoStack>
 
@@ -146,6 +148,17 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
                 const int x = xOfColumn(int(i - lineStart)) - 1;
                 p.drawLine(x, baseTop, x, baseTop + baseHeight_);
             }
+            // Tokens the model does not read as written: <oov> (red bar) and the padded last
+            // token (dashed orange bar), along the top of their bases on this line.
+            for (qsizetype t = lineStart / 6 * 6; t < lineStart + columns; t += 6) {
+                const TokenFlag f = tokenFlagAt(t);
+                if (f == TokenFlag::None) continue;
+                const qsizetype a = std::max(t, lineStart), b = std::min({t + 6, lineStart + columns, n});
+                const int x0 = xOfColumn(int(a - lineStart)), x1 = xOfColumn(int(b - 1 - lineStart)) + charWidth_;
+                p.setPen(QPen(f == TokenFlag::Oov ? QColor(0xd0, 0x20, 0x20) : QColor(0xe0, 0x80, 0x10), 2,
+                              f == TokenFlag::Oov ? Qt::SolidLine : Qt::DashLine));
+                p.drawLine(x0, baseTop + 1, x1, baseTop + 1);
+            }
         }
         // The bases.
         p.setFont(font());
@@ -170,6 +183,37 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
             p.fillRect(x, baseTop, 2, baseHeight_, palette().color(QPalette::Text));
         }
     }
+}
+
+SequenceEditor::TokenFlag SequenceEditor::tokenFlagAt(qsizetype pos) const {
+    const qsizetype n = doc_->size();
+    if (pos < 0 || pos >= n) return TokenFlag::None;
+    const qsizetype t = pos / 6 * 6;
+    const char* b = doc_->bases().constData();
+    for (qsizetype i = t; i < std::min(t + 6, n); ++i)
+        if (b[i] != 'A' && b[i] != 'C' && b[i] != 'G' && b[i] != 'T') return TokenFlag::Oov;
+    return t + 6 > n ? TokenFlag::Padded : TokenFlag::None;
+}
+
+bool SequenceEditor::viewportEvent(QEvent* event) {
+    if (event->type() == QEvent::ToolTip && showTokens_) {
+        auto* he = static_cast<QHelpEvent*>(event);
+        const qsizetype b = baseAt(he->pos());
+        const TokenFlag f = b >= 0 ? tokenFlagAt(b) : TokenFlag::None;
+        if (f != TokenFlag::None) {
+            const qsizetype t = b / 6 * 6;
+            QToolTip::showText(he->globalPos(),
+                               f == TokenFlag::Oov
+                                   ? tr("Bases %1–%2: a base other than A/C/G/T makes this whole 6-mer <oov> for the model")
+                                         .arg(t + 1).arg(std::min(t + 6, doc_->size()))
+                                   : tr("Bases %1–%2: the last 6-mer, padded with A to six bases; the padding is not scored")
+                                         .arg(t + 1).arg(doc_->size()),
+                               viewport());
+            return true;
+        }
+        QToolTip::hideText();
+    }
+    return QAbstractScrollArea::viewportEvent(event);
 }
 
 qsizetype SequenceEditor::positionAt(QPoint pt) const {

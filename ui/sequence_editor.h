@@ -34,6 +34,14 @@ public:
     // Fill colour of a region span painted behind the bases (translucent, so letters stay readable).
     static QColor regionColor(Region::Kind kind);
 
+    // How the model reads the 6-mer token holding base `pos` (tokens start at multiples of 6 from
+    // the sequence start, as the tokenizer cuts it): Oov when it holds a base other than A/C/G/T
+    // (the whole token becomes <oov>), Padded for the last, incomplete token (filled with A to six
+    // bases), else None. Flagged under the letters while token boundaries are shown, and told
+    // in the tooltip.
+    enum class TokenFlag { None, Oov, Padded };
+    TokenFlag tokenFlagAt(qsizetype pos) const;
+
     QSize sizeHint() const override;
 
 public slots:
@@ -67,6 +75,7 @@ signals:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    bool viewportEvent(QEvent* event) override;  // tooltips for flagged tokens
     void resizeEvent(QResizeEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;

@@ -79,6 +79,21 @@ private slots:
         // Same number of visible letters: equal within noise, never proportional to length (500x).
         QVERIFY2(tb < 3 * ta + 2000, qPrintable(QStringLiteral("%1 us vs %2 us").arg(tb).arg(ta)));
     }
+    void oovAndPaddedTokensFlagged() {
+        QUndoStack stack;
+        SequenceDocument doc;
+        doc.setBases("ACGTACGTNNACGTAGG");  // tokens 1-6, 7-12 (holds N), 13-17 (5 bases: padded)
+        SequenceEditor editor(&doc, &stack);
+        QCOMPARE(editor.tokenFlagAt(0), SequenceEditor::TokenFlag::None);
+        QCOMPARE(editor.tokenFlagAt(5), SequenceEditor::TokenFlag::None);
+        QCOMPARE(editor.tokenFlagAt(6), SequenceEditor::TokenFlag::Oov);  // the whole token, not only the N
+        QCOMPARE(editor.tokenFlagAt(11), SequenceEditor::TokenFlag::Oov);
+        QCOMPARE(editor.tokenFlagAt(12), SequenceEditor::TokenFlag::Padded);
+        QCOMPARE(editor.tokenFlagAt(16), SequenceEditor::TokenFlag::Padded);
+        QCOMPARE(editor.tokenFlagAt(17), SequenceEditor::TokenFlag::None);  // past the end
+        doc.setBases("ACGTACGTNNACGTAGGC");  // 18 bases: no padding any more
+        QCOMPARE(editor.tokenFlagAt(12), SequenceEditor::TokenFlag::None);
+    }
     void mouseSelection() {
         SequenceDocument doc;
         doc.setBases(randomBases(5'000, 4));
