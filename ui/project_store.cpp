@@ -4,11 +4,10 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLocale>
-#include <filesystem>
-#include <fstream>
 #include <unordered_set>
 
 #include "carbon/common.h"
+#include "carbon/output_file.h"
 #include "carbon/storage/engine_results.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
@@ -99,28 +98,13 @@ st::RegionKind fileKind(Region::Kind k) {
     return st::RegionKind::Annotation;
 }
 
-// Writes through "<path>.partial" and renames, so a failed export never leaves a truncated file
-// under the name the user chose.
+// Exports go through OutputFile: a regular file is replaced only once the new one is complete,
+// a device or pipe is written in place, a folder is refused.
 template <class Write>
 void writeAtomically(const QString& path, Write&& write) {
-    const std::string final = path.toStdString(), partial = final + ".partial";
-    {
-        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-        if (!out) throw Error("cannot write " + partial);
-        try {
-            write(out);
-        } catch (...) {
-            out.close();
-            std::filesystem::remove(partial);
-            throw;
-        }
-        out.close();
-        if (!out) {
-            std::filesystem::remove(partial);
-            throw Error("cannot write " + partial + " (disk full?)");
-        }
-    }
-    std::filesystem::rename(partial, final);
+    OutputFile out(path.toStdString());
+    write(out.stream());
+    out.commit();
 }
 
 // The listing entries of the given sequences (length from SQL, the bases are not read).

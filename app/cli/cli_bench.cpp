@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "carbon/model.h"
+#include "carbon/output_file.h"
 #include "carbon/sampling.h"
 #include "cli_args.h"
 #include "commands.h"
@@ -137,9 +138,9 @@ int cmd_bench(const std::vector<std::string>& argv) {
     std::printf("peak memory %s (weights %s, ratio %.2f)\n", human_bytes(double(peak)).c_str(),
                 human_bytes(double(be.memory_plan().weights)).c_str(), double(peak) / double(be.memory_plan().weights));
     if (auto path = a.get("json")) {
-        std::ofstream f(*path);
-        f << report.dump(1) << "\n";
-        if (!f) throw Error("cannot write " + *path);
+        OutputFile f(*path);
+        f.stream() << report.dump(1) << "\n";
+        f.commit();
     }
     return 0;
 }

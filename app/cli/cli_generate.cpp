@@ -7,6 +7,7 @@
 
 #include "carbon/fns_generate.h"
 #include "carbon/model.h"
+#include "carbon/output_file.h"
 #include "carbon/scoring.h"
 #include "cli_args.h"
 #include "cli_common.h"
@@ -96,8 +97,8 @@ int cmd_generate(const std::vector<std::string>& argv) {
     }
     const bool quiet = a.flag("quiet");
     ProgressPrinter progress(quiet);
-    std::ofstream out(out_path + ".partial", std::ios::trunc);
-    if (!out) throw Error("cannot write " + out_path + ".partial");
+    OutputFile out_file(out_path);  // before the run: a folder or an unwritable path is refused now
+    std::ostream& out = out_file.stream();
     GenerationCallbacks cb;
     cb.progress = [&](const GenerationProgress& p) {
         progress.update(double(p.bases_done), double(p.bases_total), "bp", p.bases_per_second);
@@ -129,9 +130,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
         out << " backtracks=" << d.backtracks << "\n";
         for (size_t i = 0; i < d.bases.size(); i += 60) out << d.bases.substr(i, 60) << "\n";
     }
-    out.close();
-    if (!out) throw Error("cannot write " + out_path + ".partial (disk full?)");
-    std::filesystem::rename(out_path + ".partial", out_path);
+    out_file.commit();
     const double bp = double(r.designs.size()) * double(req.template_iupac.empty() ? req.length : req.template_iupac.size());
     std::fprintf(stderr, "%zu design(s), %.0f bp in %.2f s (%.1f bp/s, %s mode) on %s -> %s\n", r.designs.size(), bp, secs,
                  bp / secs, generation_mode_name(req.mode), m->backend().describe().c_str(), out_path.c_str());

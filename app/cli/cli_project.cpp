@@ -40,6 +40,7 @@ void store_ism(const std::string&, const Model&, const NamedSequence&, const Ism
 #include <iostream>
 #include <sstream>
 
+#include "carbon/output_file.h"
 #include "carbon/storage/engine_results.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
@@ -120,8 +121,8 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
     Args a(rest, {"format", "out", "designs", "width", "design", "track", "channel", "sequence"}, {});
     const std::string format = a.required("format"), out_path = a.required("out");
     auto p = st::Project::open(path, {.create = false});
-    std::ofstream out(out_path + ".partial", std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write " + out_path + ".partial");
+    OutputFile out_file(out_path);
+    std::ostream& out = out_file.stream();
     const std::vector<int64_t> ids = parse_ids(a.get_or("designs", ""));
     auto design_id = [&] { return int64_t(a.integer("design", 0, 1, 1ll << 62)); };
     // Tracks of a design (--design ID) or of a stored sequence (--sequence NAME).
@@ -152,9 +153,7 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
     } else {
         throw Error("--format must be fasta, sequences, tsv, csv, bedgraph, wig, genbank or vcf-results, not '" + format + "'");
     }
-    out.close();
-    if (!out) throw Error("cannot write " + out_path + ".partial (disk full?)");
-    std::filesystem::rename(out_path + ".partial", out_path);
+    out_file.commit();
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "carbon/model.h"
+#include "carbon/output_file.h"
 #include "carbon/scoring.h"
 #include "carbon/variants.h"
 #include "cli_args.h"
@@ -168,18 +169,11 @@ int cmd_score(const std::vector<std::string>& argv) {
                          6 * L.overlap_tokens);
     }
 
-    std::FILE* tracks = nullptr;
+    std::optional<OutputFile> tracks;
     if (tracks_path) {
-        tracks = std::fopen((*tracks_path + ".partial").c_str(), "wb");
-        if (!tracks) throw Error("cannot write " + *tracks_path + ".partial");
-        std::fputs("name\tpos\tbase\tlogp\tp_A\tp_C\tp_G\tp_T\tentropy_bits\n", tracks);
+        tracks.emplace(*tracks_path);
+        tracks->stream() << "name\tpos\tbase\tlogp\tp_A\tp_C\tp_G\tp_T\tentropy_bits\n";
     }
-    struct FileCloser {
-        std::FILE*& f;
-        ~FileCloser() {
-            if (f) std::fclose(f);
-        }
-    } closer{tracks};
 
     const bool json = a.flag("json");
     Json rows = Json::array();
@@ -216,8 +210,11 @@ int cmd_score(const std::vector<std::string>& argv) {
                 for (size_t p = 0; p < s.track.size(); ++p) {
                     const BaseScore& b = s.track[p];
                     // Engine order is A, T, C, G (the 6-mer index); users read A, C, G, T.
-                    std::fprintf(tracks, "%s\t%zu\t%c\t%s\t%.7g\t%.7g\t%.7g\t%.7g\t%.7g\n", r.name.c_str(), p + 1, r.sequence[p],
-                                 num(b.logp, 7).c_str(), b.p[0], b.p[2], b.p[3], b.p[1], b.entropy_bits);
+                    char line[160];
+                    const int n = std::snprintf(line, sizeof line, "\t%zu\t%c\t%s\t%.7g\t%.7g\t%.7g\t%.7g\t%.7g\n", p + 1,
+                                                r.sequence[p], num(b.logp, 7).c_str(), b.p[0], b.p[2], b.p[3], b.p[1], b.entropy_bits);
+                    tracks->stream() << r.name;
+                    tracks->stream().write(line, std::min<std::streamsize>(n, sizeof line - 1));
                 }
             }
         }
@@ -231,13 +228,7 @@ int cmd_score(const std::vector<std::string>& argv) {
     }
     std::fflush(stdout);
     if (json) std::cout << rows.dump(2) << "\n";
-    if (tracks) {
-        const bool ok = std::fflush(tracks) == 0 && !std::ferror(tracks);
-        std::fclose(tracks);
-        tracks = nullptr;
-        if (!ok) throw Error("cannot write " + *tracks_path + ".partial (disk full?)");
-        std::filesystem::rename(*tracks_path + ".partial", *tracks_path);
-    }
+    if (tracks) tracks->commit();
     const double secs = seconds_since(t0);
     if (project)
         store_scores(*project, *m, stored_records, stored_scores,
@@ -332,6 +323,7 @@ int cmd_ism(const std::vector<std::string>& argv) {
     io.scoring = scoring_options(a);
     io.window_bp = size_t(a.integer("window", 8192, 1, 1ll << 40));
     io.exact = a.flag("exact");
+    OutputFile out(out_path);  // before the work: a folder or an unwritable path is refused now
 
     auto m = load_model_from_args(a);
     io.scoring.context_tokens = size_t(m->config().max_position_embeddings);
@@ -344,14 +336,10 @@ int cmd_ism(const std::vector<std::string>& argv) {
                                                    return true;
                                                });
     progress.finish();
-    std::FILE* f = std::fopen((out_path + ".partial").c_str(), "wb");
-    if (!f) throw Error("cannot write " + out_path + ".partial");
-    std::fputs("pos\tref\talt\tscore\n", f);
-    for (const IsmEntry& e : r.entries) std::fprintf(f, "%zu\t%c\t%c\t%s\n", e.position + 1, e.ref, e.alt, num(e.score).c_str());
-    const bool ok = std::fflush(f) == 0 && !std::ferror(f);
-    std::fclose(f);
-    if (!ok) throw Error("cannot write " + out_path + ".partial (disk full?)");
-    std::filesystem::rename(out_path + ".partial", out_path);
+    out.stream() << "pos\tref\talt\tscore\n";
+    for (const IsmEntry& e : r.entries)
+        out.stream() << e.position + 1 << '\t' << e.ref << '\t' << e.alt << '\t' << num(e.score) << '\n';
+    out.commit();
     if (auto project = a.get("project"))
         store_ism(*project, *m, {rec.name, rec.description, rec.sequence}, r,
                   {{"in", in}, {"region", region}, {"exact", io.exact ? "1" : "0"}, {"window_bp", std::to_string(io.window_bp)},
