@@ -57,13 +57,20 @@ qsizetype SequenceDocument::regionAt(qsizetype pos) const {
 }
 
 void SequenceDocument::adjustRegions(qsizetype pos, qsizetype removed, qsizetype added) {
-    if (regions_.isEmpty() || (removed == 0 && added == 0)) return;
+    if (regions_.isEmpty() || removed == added) return;  // a substitution moves no region
     const auto clip = [&](qsizetype x) {  // a position after removing [pos, pos + removed)
         if (x <= pos) return x;
         return x >= pos + removed ? x - removed : pos;
     };
     QList<Region> kept;
     for (Region r : regions_) {
+        if (removed > 0 && r.start <= pos && pos + removed <= r.end) {
+            // The region holds the whole replaced span (a design put into its design region):
+            // it stays, and its end follows the new length.
+            r.end += added - removed;
+            if (r.end > r.start) kept.append(r);
+            continue;
+        }
         r.start = clip(r.start);
         r.end = clip(r.end);
         if (removed > 0 && r.end <= r.start) continue;  // fully deleted

@@ -43,7 +43,9 @@ public:
     double gcFraction(qsizetype pos, qsizetype len) const;
 
     // Regions, kept consistent with base edits: an insert at or before a region's start shifts
-    // it; an insert inside grows it; a removal overlapping it shrinks it (emptied ones drop).
+    // it; an insert inside grows it; a removal overlapping it shrinks it (emptied ones drop); a
+    // replacement inside a region keeps it and moves its end by the change in length; a
+    // same-length replacement (a substitution) moves nothing.
     const QList<Region>& regions() const { return regions_; }
     void addRegion(qsizetype index, const Region& region);
     void removeRegion(qsizetype index);

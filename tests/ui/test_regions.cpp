@@ -1,6 +1,8 @@
 // Regions in SequenceDocument: add/remove undo/redo, and shifting/clipping under base edits
 // (with undo restoring them); the light/dark theme persisting in QSettings; the run log recording an error line.
 #include <QApplication>
+#include <QClipboard>
+#include <functional>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QStandardPaths>
@@ -11,6 +13,7 @@
 #include "commands/insert_bases_command.h"
 #include "commands/remove_bases_command.h"
 #include "commands/remove_region_command.h"
+#include "commands/replace_bases_command.h"
 #include "run_log.h"
 #include "sequence_document.h"
 #include "sequence_editor.h"
@@ -123,6 +126,101 @@ private slots:
         QCOMPARE(doc.regions().at(1), makeRegion(9, 10, Region::Kind::PinnedMotif));
         stack.push(new RemoveBasesCommand(&doc, 0, 2));  // before: shifts left
         QCOMPARE(doc.regions().at(0), makeRegion(2, 6));
+    }
+    // Putting a design into its design region (same length) moves no region: the design region
+    // and the pinned motif inside it stay; a longer or shorter replacement inside a region keeps
+    // the region and moves its end.
+    void replaceInsideRegionKeepsIt() {
+        SequenceDocument doc;
+        doc.setBases(QByteArray(100, 'A'));
+        QUndoStack stack;
+        stack.push(new AddRegionCommand(&doc, makeRegion(10, 40)));
+        stack.push(new AddRegionCommand(&doc, makeRegion(20, 27, Region::Kind::PinnedMotif)));
+        const QList<Region> before = doc.regions();
+        stack.push(new ReplaceBasesCommand(&doc, 10, 30, QByteArray(30, 'C')));
+        QCOMPARE(doc.regions(), before);
+        stack.push(new ReplaceBasesCommand(&doc, 10, 30, QByteArray(36, 'G')));  // a longer design
+        QCOMPARE(doc.regions().at(0), makeRegion(10, 46));
+        QCOMPARE(doc.regions().size(), 1);  // the pinned motif's bases were replaced
+        stack.undo();
+        stack.undo();
+        QCOMPARE(doc.regions(), before);
+        QCOMPARE(doc.bases(), QByteArray(100, 'A'));
+    }
+    // Every command that changes bases, pushed, undone, redone and undone again: the bases and
+    // the regions are exactly what they were at each step.
+    void everyBaseChangeRoundTripsRegions() {
+        struct Case {
+            const char* name;
+            std::function<QUndoCommand*(SequenceDocument*)> make;
+        };
+        const QList<Case> cases = {
+            {"insert before", [](SequenceDocument* d) { return new InsertBasesCommand(d, 2, "GGG"); }},
+            {"insert at a region start", [](SequenceDocument* d) { return new InsertBasesCommand(d, 10, "GG"); }},
+            {"insert inside", [](SequenceDocument* d) { return new InsertBasesCommand(d, 22, "T"); }},
+            {"remove across two regions", [](SequenceDocument* d) { return new RemoveBasesCommand(d, 35, 20); }},
+            {"remove a whole region", [](SequenceDocument* d) { return new RemoveBasesCommand(d, 48, 15); }},
+            {"remove everything", [](SequenceDocument* d) { return new RemoveBasesCommand(d, 0, d->size()); }},
+            {"replace the whole sequence (open a file)",
+             [](SequenceDocument* d) { return new ReplaceBasesCommand(d, 0, d->size(), QByteArray(37, 'T')); }},
+            {"replace the design region (open a design)",
+             [](SequenceDocument* d) { return new ReplaceBasesCommand(d, 10, 30, QByteArray(30, 'C')); }},
+            {"replace across region edges, shorter",
+             [](SequenceDocument* d) { return new ReplaceBasesCommand(d, 5, 20, QByteArray(3, 'G')); }},
+            {"replace across region edges, longer",
+             [](SequenceDocument* d) { return new ReplaceBasesCommand(d, 38, 15, QByteArray(40, 'G')); }},
+        };
+        for (const Case& c : cases) {
+            SequenceDocument doc;
+            doc.setBases(QByteArray(100, 'A'));
+            doc.setRegions({makeRegion(10, 40), makeRegion(20, 27, Region::Kind::PinnedMotif),
+                            makeRegion(50, 60, Region::Kind::Annotation)});
+            const QByteArray bases0 = doc.bases();
+            const QList<Region> regions0 = doc.regions();
+            QUndoStack stack;
+            stack.push(c.make(&doc));
+            const QByteArray bases1 = doc.bases();
+            const QList<Region> regions1 = doc.regions();
+            QVERIFY2(bases1 != bases0, c.name);
+            stack.undo();
+            QVERIFY2(doc.bases() == bases0, c.name);
+            QVERIFY2(doc.regions() == regions0, c.name);
+            stack.redo();
+            QVERIFY2(doc.bases() == bases1, c.name);
+            QVERIFY2(doc.regions() == regions1, c.name);
+            stack.undo();
+            QVERIFY2(doc.regions() == regions0, c.name);
+        }
+    }
+    // The same through the editor's own edits: typing (merged into one step), typing over a
+    // selection, paste over a selection, cut, Delete.
+    void editorEditsRoundTripRegions() {
+        SequenceDocument doc;
+        doc.setBases(QByteArray(100, 'A'));
+        doc.setRegions({makeRegion(10, 40), makeRegion(20, 27, Region::Kind::PinnedMotif)});
+        const QList<Region> regions0 = doc.regions();
+        QUndoStack stack;
+        SequenceEditor editor(&doc, &stack);
+        const QList<std::function<void()>> edits = {
+            [&] { editor.setSelection(25, 25); QTest::keyClicks(&editor, "GATC"); },
+            [&] { editor.setSelection(15, 35); QTest::keyClick(&editor, Qt::Key_C); },
+            [&] { editor.setSelection(18, 30); QApplication::clipboard()->setText(QStringLiteral("TTTTTTTTTTTTTTTTTTTT")); editor.paste(); },
+            [&] { editor.setSelection(5, 22); editor.cut(); },
+            [&] { editor.setSelection(36, 45); QTest::keyClick(&editor, Qt::Key_Delete); },
+        };
+        for (int i = 0; i < edits.size(); ++i) {
+            const QByteArray bases0 = doc.bases();
+            const int step = stack.index();
+            edits[i]();
+            QVERIFY2(stack.index() == step + 1, qPrintable(QStringLiteral("edit %1 is one undo step").arg(i)));
+            const QList<Region> after = doc.regions();
+            const QByteArray bases1 = doc.bases();
+            stack.undo();
+            QVERIFY2(doc.bases() == bases0 && doc.regions() == regions0, qPrintable(QStringLiteral("edit %1 undone").arg(i)));
+            stack.redo();
+            QVERIFY2(doc.bases() == bases1 && doc.regions() == after, qPrintable(QStringLiteral("edit %1 redone").arg(i)));
+            stack.undo();
+        }
     }
 };
 

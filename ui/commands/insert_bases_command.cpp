@@ -8,12 +8,15 @@
 namespace carbon::ui {
 
 InsertBasesCommand::InsertBasesCommand(SequenceDocument* doc, qsizetype pos, QByteArray bases, QUndoCommand* parent)
-    : QUndoCommand(parent), doc_(doc), pos_(pos), bases_(std::move(bases)) {
+    : QUndoCommand(parent), doc_(doc), pos_(pos), bases_(std::move(bases)), regions_(doc->regions()) {
     setText(QCoreApplication::translate("commands", "Insert %n base(s)", nullptr, int(bases_.size())));
 }
 
 void InsertBasesCommand::redo() { doc_->insert(pos_, bases_); }
-void InsertBasesCommand::undo() { doc_->remove(pos_, bases_.size()); }
+void InsertBasesCommand::undo() {
+    doc_->remove(pos_, bases_.size());
+    doc_->setRegions(regions_);
+}
 
 bool InsertBasesCommand::mergeWith(const QUndoCommand* other) {
     auto* next = static_cast<const InsertBasesCommand*>(other);

@@ -2,11 +2,12 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QUndoCommand>
 
-namespace carbon::ui {
+#include "sequence_document.h"
 
-class SequenceDocument;
+namespace carbon::ui {
 
 class InsertBasesCommand : public QUndoCommand {
 public:
@@ -21,6 +22,7 @@ private:
     SequenceDocument* doc_;
     qsizetype pos_;
     QByteArray bases_;
+    QList<Region> regions_;  // regions before the first inserted base, restored on undo
 };
 
 }  // namespace carbon::ui
