@@ -7,6 +7,9 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
+#include <QGuiApplication>
+#include <QScreen>
+#include <QStyle>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMessageBox>
@@ -145,10 +148,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setupAnalysis();
     setupProject();
     createActions();
+    // First run: the window takes most of the screen; later runs restore the saved geometry and
+    // the editor's dock layout. The welcome page shows first, without docks (they are empty
+    // until a sequence is open); showEditor() brings the layout back.
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) fitToScreen();
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    editorLayout_ = saveState();
+    for (QDockWidget* d : findChildren<QDockWidget*>()) d->hide();
     updateStatus();
+}
+
+void MainWindow::fitToScreen() {
+    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!s) return;
+    const QRect avail = s->availableGeometry();
+    // 94% of each side (88% of the area) leaves room for the window frame on every desktop.
+    const QSize size(avail.width() * 94 / 100, avail.height() * 94 / 100);
+    setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, avail));
 }
 
 MainWindow::~MainWindow() {
@@ -255,7 +272,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     flushAutosave();
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    // The editor's layout, also when the welcome page (which hides the docks) is shown.
+    settings.setValue(QStringLiteral("window/state"), isWelcomeShown() ? editorLayout_ : saveState());
     QMainWindow::closeEvent(event);
 }
 

@@ -124,6 +124,7 @@ protected:
 
 private:
     void createActions();
+    void fitToScreen();  // first run: most of the screen's available area, centred
     void setupAnalysis();            // likelihood band, inspector and heat map docks
     void addAnalysisActions(QMenu* view);
     void updateStatus();
@@ -184,6 +185,7 @@ private:
     QMenu* recentProjects_ = nullptr;
     QAction* newProjectAction_ = nullptr;   // also behind the welcome page's buttons
     QAction* openProjectAction_ = nullptr;
+    QByteArray editorLayout_;  // saveState() of the docks beside the editor, kept while the welcome page hides them
     QString projectPath_;
     qint64 sequenceId_ = 0;  // the stored sequence in the editor; 0 = not stored (yet)
     QString sequenceName_;

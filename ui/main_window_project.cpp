@@ -514,11 +514,17 @@ void MainWindow::syncTemplateFromRegions() {
 
 bool MainWindow::isWelcomeShown() const { return centre_->currentWidget() == welcome_; }
 
-void MainWindow::showWelcome() { centre_->setCurrentWidget(welcome_); }
+void MainWindow::showWelcome() {
+    if (centre_->currentWidget() == welcome_) return;
+    editorLayout_ = saveState();  // brought back by showEditor()
+    for (QDockWidget* d : findChildren<QDockWidget*>()) d->hide();
+    centre_->setCurrentWidget(welcome_);
+}
 
 void MainWindow::showEditor() {
     if (centre_->currentWidget() == editor_) return;
     centre_->setCurrentWidget(editor_);
+    restoreState(editorLayout_);
     editor_->setFocus();
 }
 
