@@ -1,17 +1,40 @@
 #!/usr/bin/env bash
-# Installs what only the tests need: the Python reference packages (transformers, torch,
-# tokenizers, safetensors, numpy) into a virtual environment at build/venv, which sees the
-# system's site-packages so already-installed copies are reused. Prints the venv's python.
+# Installs what only the tests need: debootstrap (the bare-root check of the README's first
+# command), and the Python reference packages (transformers, torch, tokenizers, safetensors,
+# numpy) into a virtual environment at build/venv, which sees the system's site-packages so
+# already-installed copies are reused. Prints the venv's python on stdout; everything else goes
+# to stderr.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+if ! dpkg -s debootstrap >/dev/null 2>&1; then
+  echo "setup-test-deps: installing debootstrap" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends debootstrap; } >&2 ||
+    echo "setup-test-deps: debootstrap could not be installed; packaging.bare_root will report itself skipped" >&2
+fi
 VENV=build/venv
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv --system-site-packages "$VENV" >&2
 fi
+# The wheels are kept in a wheelhouse outside the build tree (CARBON_WHEELHOUSE, default
+# ~/.cache/carbon-studio/wheels): a new build tree or a rebuilt venv installs from it without the
+# network; only what it lacks is downloaded (about 2.9 GB the first time: torch from PyPI brings
+# its CUDA libraries).
+REQS=("torch>=2.4" "transformers>=4.56" "tokenizers>=0.21" "safetensors>=0.4" numpy)
+WHEELS="${CARBON_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/carbon-studio/wheels}"
 if ! "$VENV/bin/python" -c "import torch, transformers, tokenizers, safetensors, numpy" >/dev/null 2>&1; then
-  echo "setup-test-deps: installing the Python reference packages (this downloads torch once)" >&2
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "torch>=2.4" "transformers>=4.56" "tokenizers>=0.21" "safetensors>=0.4" numpy >&2
+  pip=("$VENV/bin/python" -m pip --disable-pip-version-check)
+  mkdir -p "$WHEELS"
+  if "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "${REQS[@]}" >/dev/null 2>&1; then
+    echo "setup-test-deps: installed the Python reference packages from the wheelhouse $WHEELS (nothing downloaded)" >&2
+  else
+    echo "setup-test-deps: downloading the Python reference packages into $WHEELS (about 2.9 GB the first time)" >&2
+    "${pip[@]}" download --quiet --dest "$WHEELS" "${REQS[@]}" >&2
+    "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "${REQS[@]}" >&2
+  fi
 fi
 "$VENV/bin/python" -c "import torch, transformers, tokenizers; print('setup-test-deps: torch', torch.__version__, 'transformers', transformers.__version__, 'tokenizers', tokenizers.__version__)" >&2
 echo "$PWD/$VENV/bin/python"
