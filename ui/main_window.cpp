@@ -45,34 +45,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // The centre: the welcome page until something is opened, then the sequence editor.
     centre_ = new QStackedWidget(this);
     welcome_ = new WelcomePage;
-    centre_->addWidget(welcome_);
+    // The welcome page scrolls on a small screen rather than widening the window past it.
+    welcomeScroll_ = new QScrollArea;
+    welcomeScroll_->setWidget(welcome_);
+    welcomeScroll_->setWidgetResizable(true);
+    welcomeScroll_->setFrameShape(QFrame::NoFrame);
+    centre_->addWidget(welcomeScroll_);
     centre_->addWidget(editor_);
     setCentralWidget(centre_);
 
-    auto addDock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area, bool scroll) {
-        auto* dock = new QDockWidget(title, this);
-        dock->setObjectName(name);  // saveState needs stable names
-        if (scroll) {
-            auto* area2 = new QScrollArea(dock);
-            area2->setWidget(w);
-            area2->setWidgetResizable(true);
-            area2->setFrameShape(QFrame::NoFrame);
-            dock->setWidget(area2);
-        } else {
-            dock->setWidget(w);
-        }
-        addDockWidget(area, dock);
-        return dock;
-    };
     modelPanel_ = new ModelPanel;
     generation_ = new GenerationPanel;
     designs_ = new DesignTableModel(this);
     designsView_ = new DesignsView(designs_);
-    addDock(modelPanel_, tr("Model"), QStringLiteral("modelDock"), Qt::LeftDockWidgetArea, true);
-    addDock(generation_, tr("Generation"), QStringLiteral("generationDock"), Qt::RightDockWidgetArea, true);
-    addDock(designsView_, tr("Designs"), QStringLiteral("designsDock"), Qt::BottomDockWidgetArea, false);
+    addPanel(modelPanel_, tr("Model"), "modelDock", Qt::LeftDockWidgetArea, true);
+    addPanel(generation_, tr("Generation"), "generationDock", Qt::RightDockWidgetArea, true);
+    addPanel(designsView_, tr("Designs"), "designsDock", Qt::BottomDockWidgetArea, false);
     runLog_ = new RunLog(this);
-    addDock(runLog_, tr("Run Log"), QStringLiteral("runLogDock"), Qt::BottomDockWidgetArea, false);
+    addPanel(runLog_, tr("Run Log"), "runLogDock", Qt::BottomDockWidgetArea, false);
 
     statusLabel_ = new QLabel(this);
     statusLabel_->setAccessibleName(tr("Sequence status"));
@@ -147,16 +137,66 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     setupAnalysis();
     setupProject();
+    arrangeDefaultDocks();
     createActions();
     // First run: the window takes most of the screen; later runs restore the saved geometry and
     // the editor's dock layout. The welcome page shows first, without docks (they are empty
     // until a sequence is open); showEditor() brings the layout back.
+    // The dock layout first: restoring it resizes the window to the docks' saved sizes, which the
+    // saved geometry then overrides.
     QSettings settings;
+    editorLayout_ = settings.value(QStringLiteral("window/state")).toByteArray();  // empty: the default layout
+    if (!editorLayout_.isEmpty()) restoreState(editorLayout_);
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) fitToScreen();
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    editorLayout_ = saveState();
     for (QDockWidget* d : findChildren<QDockWidget*>()) d->hide();
     updateStatus();
+}
+
+QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, const char* name, Qt::DockWidgetArea area, bool scroll) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(QLatin1String(name));  // saveState needs stable names
+    if (scroll) {  // a tall panel scrolls rather than forcing the window taller than the screen
+        auto* area2 = new QScrollArea(dock);
+        area2->setWidget(panel);
+        area2->setWidgetResizable(true);
+        area2->setFrameShape(QFrame::NoFrame);
+        dock->setWidget(area2);
+    } else {
+        dock->setWidget(panel);
+    }
+    addDockWidget(area, dock);
+    return dock;
+}
+
+void MainWindow::arrangeDefaultDocks() {
+    // Docks that are used one at a time share a place as tabs, so the default layout fits a
+    // 1366x768 laptop screen and the editor keeps most of the window: model manager | project on
+    // the left, generation | base inspector on the right, designs | design tracks | mutagenesis
+    // below with the run log beside them. A dock comes forward when it gets something to show
+    // (bringForward). A saved layout replaces this one.
+    const auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
+    tabifyDockWidget(dock("modelDock"), dock("projectDock"));
+    tabifyDockWidget(dock("generationDock"), dock("inspectorDock"));
+    tabifyDockWidget(dock("designsDock"), dock("designTracksDock"));
+    tabifyDockWidget(dock("designsDock"), dock("mutagenesisDock"));
+    resizeDocks({dock("modelDock"), dock("generationDock")}, {300, 360}, Qt::Horizontal);
+    resizeDocks({dock("designsDock"), dock("runLogDock")}, {900, 380}, Qt::Horizontal);
+}
+
+void MainWindow::showDefaultDocks() {
+    for (QDockWidget* d : findChildren<QDockWidget*>()) d->show();
+    for (const char* front : {"modelDock", "generationDock", "designsDock"}) findChild<QDockWidget*>(QLatin1String(front))->raise();
+}
+
+void MainWindow::bringForward(const QString& dockName) {
+    if (isWelcomeShown()) {  // the docks come back with the editor (showEditor)
+        if (!forwardWithEditor_.contains(dockName)) forwardWithEditor_.append(dockName);
+        return;
+    }
+    if (auto* d = findChild<QDockWidget*>(dockName)) {
+        d->show();
+        d->raise();
+    }
 }
 
 void MainWindow::fitToScreen() {

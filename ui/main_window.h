@@ -13,8 +13,10 @@
 #include "project_types.h"
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QMenu;
+class QScrollArea;
 class QStackedWidget;
 class QTemporaryDir;
 class QTimer;
@@ -125,6 +127,11 @@ protected:
 private:
     void createActions();
     void fitToScreen();  // first run: most of the screen's available area, centred
+    // A dock holding `panel` (in a scroll area when `scroll`), named for saveState.
+    QDockWidget* addPanel(QWidget* panel, const QString& title, const char* name, Qt::DockWidgetArea area, bool scroll);
+    void arrangeDefaultDocks();
+    void showDefaultDocks();  // every dock open, the default tabs in front
+    void bringForward(const QString& dockName);  // shows the dock and raises its tab
     void setupAnalysis();            // likelihood band, inspector and heat map docks
     void addAnalysisActions(QMenu* view);
     void updateStatus();
@@ -185,7 +192,9 @@ private:
     QMenu* recentProjects_ = nullptr;
     QAction* newProjectAction_ = nullptr;   // also behind the welcome page's buttons
     QAction* openProjectAction_ = nullptr;
-    QByteArray editorLayout_;  // saveState() of the docks beside the editor, kept while the welcome page hides them
+    QScrollArea* welcomeScroll_ = nullptr;  // holds welcome_; the centre shows it or the editor
+    QByteArray editorLayout_;  // saveState() of the docks beside the editor, kept while the welcome page hides them; empty: the default
+    QStringList forwardWithEditor_;  // docks to bring forward when the editor (and its docks) comes back
     QString projectPath_;
     qint64 sequenceId_ = 0;  // the stored sequence in the editor; 0 = not stored (yet)
     QString sequenceName_;

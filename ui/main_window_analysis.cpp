@@ -51,11 +51,11 @@ void MainWindow::setupAnalysis() {
     });
 
     inspector_ = new BaseInspector;
-    auto* inspectorDock = new QDockWidget(tr("Base Inspector"), this);
-    inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
-    inspectorDock->setWidget(inspector_);
-    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
-    connect(editor_, &SequenceEditor::baseClicked, this, &MainWindow::inspectBase);
+    addPanel(inspector_, tr("Base Inspector"), "inspectorDock", Qt::RightDockWidgetArea, true);
+    connect(editor_, &SequenceEditor::baseClicked, this, [this](qint64 pos) {
+        inspectBase(pos);
+        bringForward(QStringLiteral("inspectorDock"));
+    });
     connect(likelihood_, &LikelihoodController::trackReady, this, [this] {
         if (inspector_->position() >= 0) inspectBase(inspector_->position());  // refresh after an edit
     });
@@ -98,10 +98,7 @@ void MainWindow::setupAnalysis() {
     heatLayout->addLayout(row);
     heatMap_ = new MutagenesisHeatMap;
     heatLayout->addWidget(heatMap_, 1);
-    auto* heatDock = new QDockWidget(tr("Mutagenesis"), this);
-    heatDock->setObjectName(QStringLiteral("mutagenesisDock"));
-    heatDock->setWidget(heatPanel);
-    addDockWidget(Qt::BottomDockWidgetArea, heatDock);
+    addPanel(heatPanel, tr("Mutagenesis"), "mutagenesisDock", Qt::BottomDockWidgetArea, false);
     connect(scan, &QPushButton::clicked, this, [this, mode] { scanMutagenesis(mode->currentIndex() == 1); });
     auto endScan = [scan, cancelScan, scanProgress] {
         scan->setEnabled(true);
@@ -169,6 +166,7 @@ void MainWindow::scanMutagenesis(bool exact) {
     if (a >= b) return;
     ismStart_ = a;
     ismEnd_ = b;
+    bringForward(QStringLiteral("mutagenesisDock"));
     if (!exact) {
         if (!likelihood_->isCurrent()) return statusBar()->showMessage(tr("The likelihood is not computed yet."), 4000);
         heatMap_->setMatrix(MutagenesisMatrix::fromMarginals(*likelihood_->score(), doc_->bases(), a, b));

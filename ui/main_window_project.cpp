@@ -58,20 +58,11 @@ bool isFastaFile(const QString& p) {
 void MainWindow::setupProject() {
     registerProjectMetaTypes();
     browser_ = new ProjectBrowser;
-    auto* dock = new QDockWidget(tr("Project"), this);
-    dock->setObjectName(QStringLiteral("projectDock"));
-    dock->setWidget(browser_);
-    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    addPanel(browser_, tr("Project"), "projectDock", Qt::LeftDockWidgetArea, false);
 
     designChart_ = new TrackChartView;
     designChart_->setAccessibleName(tr("Design tracks"));
-    auto* chartDock = new QDockWidget(tr("Design Tracks"), this);
-    chartDock->setObjectName(QStringLiteral("designTracksDock"));
-    chartDock->setWidget(designChart_);
-    addDockWidget(Qt::BottomDockWidgetArea, chartDock);
-    auto* designsDock = findChild<QDockWidget*>(QStringLiteral("designsDock"));
-    tabifyDockWidget(designsDock, chartDock);
-    designsDock->raise();  // the table in front; the chart comes forward when tracks are overlaid
+    addPanel(designChart_, tr("Design Tracks"), "designTracksDock", Qt::BottomDockWidgetArea, false);
 
     store_ = new ProjectStore;
     store_->moveToThread(&storeThread_);
@@ -337,6 +328,7 @@ void MainWindow::onProjectOpened(const ProjectSnapshot& snap) {
     if (!snap.sequences.isEmpty()) openStoredSequence(snap.sequences.first().id);
     else if (doc_->size() > 0) autosave_->start(0);
     updateStatus();
+    bringForward(QStringLiteral("projectDock"));
     emit projectOpened(snap.path);
 }
 
@@ -475,10 +467,7 @@ void MainWindow::onDesignTracks(quint64 token, const QList<qint64>& ids, const Q
         tracks.append({name, values[i], false});
     }
     designChart_->setTracks(tracks, 1, tr("log p per base"));
-    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("designTracksDock"))) {
-        dock->show();
-        dock->raise();
-    }
+    bringForward(QStringLiteral("designTracksDock"));
 }
 
 void MainWindow::syncTemplateFromRegions() {
@@ -512,19 +501,21 @@ void MainWindow::syncTemplateFromRegions() {
     if (generation_->templateEdit()->text().toLatin1() != t) generation_->templateEdit()->setText(QString::fromLatin1(t));
 }
 
-bool MainWindow::isWelcomeShown() const { return centre_->currentWidget() == welcome_; }
+bool MainWindow::isWelcomeShown() const { return centre_->currentWidget() == welcomeScroll_; }
 
 void MainWindow::showWelcome() {
-    if (centre_->currentWidget() == welcome_) return;
+    if (isWelcomeShown()) return;
     editorLayout_ = saveState();  // brought back by showEditor()
     for (QDockWidget* d : findChildren<QDockWidget*>()) d->hide();
-    centre_->setCurrentWidget(welcome_);
+    centre_->setCurrentWidget(welcomeScroll_);
 }
 
 void MainWindow::showEditor() {
     if (centre_->currentWidget() == editor_) return;
     centre_->setCurrentWidget(editor_);
-    restoreState(editorLayout_);
+    if (editorLayout_.isEmpty()) showDefaultDocks();
+    else restoreState(editorLayout_);
+    for (const QString& name : std::exchange(forwardWithEditor_, {})) bringForward(name);
     editor_->setFocus();
 }
 
@@ -572,10 +563,7 @@ void MainWindow::showPendingVariant() {
     pendingVariantPos_ = -1;
     inspectBase(pos);
     inspector_->selectAlternative(pendingVariantAlt_);
-    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("inspectorDock"))) {
-        dock->show();
-        dock->raise();
-    }
+    bringForward(QStringLiteral("inspectorDock"));
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {

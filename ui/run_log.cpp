@@ -9,6 +9,8 @@ RunLog::RunLog(QWidget* parent) : QPlainTextEdit(parent) {
     setReadOnly(true);
     setMaximumBlockCount(5000);
     setAccessibleName(tr("Run log"));
+    // A log line wraps by words; narrower than about 30 characters it would wrap letter by letter.
+    setMinimumWidth(fontMetrics().averageCharWidth() * 30);
 }
 
 void RunLog::log(const QString& line) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Renders each main view of carbon-studio at 1600x1000 into docs/screenshots/ under Xvfb (the
+# Renders each main view of carbon-studio at 1600x1000 into docs/screenshots/, and at a laptop's
+# 1366x768 into docs/screenshots/1366x768/, under Xvfb (the
 # real X11 platform, fonts and styles, not Qt's offscreen one), following the welcome page's
 # walkthrough on the sample project with a tiny random checkpoint. Rerun after changing a view
 # and commit the images.
@@ -10,6 +11,7 @@ BUILD="${1:-build}"
 EXE="$BUILD/bin/carbon_screenshots"
 [ -x "$EXE" ] || { echo "$EXE missing: build with -DCARBON_GUI=ON" >&2; exit 1; }
 command -v xvfb-run >/dev/null || { echo "xvfb-run missing: sudo apt-get install xvfb" >&2; exit 1; }
-mkdir -p docs/screenshots
-XDG_RUNTIME_DIR="$(mktemp -d)" xvfb-run -a -s "-screen 0 1920x1200x24" "$EXE" docs/screenshots
-ls -l docs/screenshots
+mkdir -p docs/screenshots/1366x768
+XDG_RUNTIME_DIR="$(mktemp -d)" xvfb-run -a -s "-screen 0 1920x1200x24" "$EXE" docs/screenshots 1600x1000
+XDG_RUNTIME_DIR="$(mktemp -d)" xvfb-run -a -s "-screen 0 1366x768x24" "$EXE" docs/screenshots/1366x768 1366x768
+ls -l docs/screenshots docs/screenshots/1366x768

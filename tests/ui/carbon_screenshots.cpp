@@ -1,10 +1,10 @@
-// Renders each main view of the window at 1600x1000 into a folder, following the welcome page's
+// Renders each main view of the window at a given size (default 1600x1000) into a folder, following the welcome page's
 // walkthrough on the sample project with a tiny random checkpoint (so the numbers on screen are a
 // random model's, the layout is the product's):
 //   welcome.png, main-window.png, design-tracks.png, variant.png, mutagenesis.png,
 //   model-manager.png, dark.png
-// Usage: carbon_screenshots OUT_DIR   (tests/screenshots/render.sh runs it under Xvfb into
-// docs/screenshots/; the CTest ui.screenshots runs it offscreen into a temporary folder and checks
+// Usage: carbon_screenshots OUT_DIR [WIDTHxHEIGHT]   (tests/screenshots/render.sh runs it under
+// Xvfb into docs/screenshots/ at 1600x1000 and docs/screenshots/1366x768/ at a laptop's size; the CTest ui.screenshots runs it offscreen into a temporary folder and checks
 // every image is written and not blank).
 #include <QApplication>
 #include <QDir>
@@ -86,8 +86,13 @@ void raise(MainWindow& w, const char* dock) {
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true);  // the sample project and settings go to a test location
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: carbon_screenshots OUT_DIR\n");
+    QSize size(1600, 1000);
+    if (argc == 3) {
+        const QStringList wh = QString::fromLatin1(argv[2]).split(QLatin1Char('x'));
+        if (wh.size() == 2) size = QSize(wh[0].toInt(), wh[1].toInt());
+    }
+    if ((argc != 2 && argc != 3) || size.width() < 320 || size.height() < 240) {
+        std::fprintf(stderr, "usage: carbon_screenshots OUT_DIR [WIDTHxHEIGHT]\n");
         return 2;
     }
     const QString out = QString::fromLocal8Bit(argv[1]);
@@ -108,7 +113,7 @@ int main(int argc, char** argv) {
 
     applyTheme(Theme::Light);
     MainWindow w;
-    w.resize(1600, 1000);
+    w.resize(size);
     w.show();
     if (!QTest::qWaitForWindowExposed(&w)) return 1;
     waitFor([&] { return !w.modelPanel()->isScanning(); }, 20000);

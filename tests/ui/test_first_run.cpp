@@ -11,6 +11,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -30,12 +31,21 @@ using namespace carbon::ui;
 
 namespace {
 
-QStringList visibleDocks(const QMainWindow& w) {
+// The docks open in the layout: shown, or a tab behind another dock (its View menu entry checked).
+QStringList openDocks(const QMainWindow& w) {
     QStringList names;
     for (QDockWidget* d : w.findChildren<QDockWidget*>())
-        if (d->isVisible()) names << d->objectName();
+        if (d->toggleViewAction()->isChecked()) names << d->objectName();
     names.sort();
     return names;
+}
+
+// Whether the dock titled `title` is the current tab of the tab bar it shares with other docks.
+bool tabInFront(const QMainWindow& w, const QString& title) {
+    for (QTabBar* bar : w.findChildren<QTabBar*>())
+        for (int i = 0; i < bar->count(); ++i)
+            if (bar->tabText(i) == title) return bar->currentIndex() == i;
+    return false;
 }
 
 QAction* actionNamed(const QMainWindow& w, const QString& text) {
@@ -69,22 +79,31 @@ private slots:
             QVERIFY(avail.contains(frame.topLeft()));
             // The welcome page alone: no empty docks squeezing it.
             QVERIFY(w.isWelcomeShown());
-            QCOMPARE(visibleDocks(w), QStringList());
+            QCOMPARE(openDocks(w), QStringList());
             // A sequence brings the docks in.
             w.document()->setBases(ui_test::randomBases(500, 1));
             QVERIFY(!w.isWelcomeShown());
-            editorDocks = visibleDocks(w);
+            editorDocks = openDocks(w);
             for (const char* name : {"designsDock", "generationDock", "inspectorDock", "modelDock", "runLogDock"})
                 QVERIFY2(editorDocks.contains(QLatin1String(name)), name);
+            // In front by default: the generation settings and the designs table, not the empty inspector.
+            QTest::qWait(20);  // the dock tabs are laid out
+            QVERIFY(tabInFront(w, QStringLiteral("Generation")));
+            QVERIFY(tabInFront(w, QStringLiteral("Designs")));
+            QVERIFY(!tabInFront(w, QStringLiteral("Base Inspector")));
+            // The default layout fits a 1366x768 laptop screen (less a panel and the title bar).
+            const QSize least = w.minimumSizeHint();
+            QVERIFY2(least.width() <= 1366 && least.height() <= 700,
+                     qPrintable(QStringLiteral("minimum size %1x%2").arg(least.width()).arg(least.height())));
             // The user hides one dock and makes the window smaller; the welcome page again hides
             // the docks; the layout saved on close is the editor's, not the welcome page's.
             w.findChild<QDockWidget*>(QStringLiteral("mutagenesisDock"))->hide();
-            editorDocks = visibleDocks(w);
-            w.setGeometry(QRect(avail.topLeft() + QPoint(40, 50), QSize(1000, 700)));
+            editorDocks = openDocks(w);
+            w.setGeometry(QRect(avail.topLeft() + QPoint(40, 50), avail.size() * 3 / 4));
             QTest::qWait(50);
             savedGeometry = w.geometry();
             w.showWelcome();
-            QCOMPARE(visibleDocks(w), QStringList());
+            QCOMPARE(openDocks(w), QStringList());
             w.close();
         }
         MainWindow w2;
@@ -92,9 +111,11 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w2));
         QCOMPARE(w2.geometry().size(), savedGeometry.size());
         QVERIFY(w2.isWelcomeShown());
-        QCOMPARE(visibleDocks(w2), QStringList());
+        QCOMPARE(openDocks(w2), QStringList());
         w2.document()->setBases(ui_test::randomBases(500, 2));
-        QCOMPARE(visibleDocks(w2), editorDocks);  // the mutagenesis dock stays hidden
+        QCOMPARE(openDocks(w2), editorDocks);  // the mutagenesis dock stays hidden
+        QTest::qWait(20);
+        QCOMPARE(w2.geometry().size(), savedGeometry.size());  // the docks come back inside the window
         QVERIFY(!editorDocks.contains(QStringLiteral("mutagenesisDock")));
     }
 
