@@ -75,12 +75,20 @@ tar -C "$ROOT" -xf "$TARBALL"
 echo "== bare root ready in $(( $(date +%s) - start )) s: $(du -sh "$ROOT" | cut -f1), $(chroot "$ROOT" dpkg-query -W | wc -l) packages"
 
 # What a fresh machine of this kind has besides the base system: its apt sources and settings,
-# and name resolution. No package.
+# name resolution, its network's certificate authorities and pip settings (machines here reach
+# PyPI through a proxy whose CA they trust), and the environment variables that point at them.
+# No package.
 rm -f "$ROOT"/etc/apt/sources.list
 cp /etc/apt/sources.list "$ROOT/etc/apt/" 2>/dev/null || true
 cp /etc/apt/sources.list.d/*.sources "$ROOT/etc/apt/sources.list.d/" 2>/dev/null || true
 cp /etc/apt/apt.conf.d/99* "$ROOT/etc/apt/apt.conf.d/" 2>/dev/null || true
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
+cp /etc/pip.conf "$ROOT/etc/" 2>/dev/null || true
+mkdir -p "$ROOT/usr/local/share/ca-certificates" "$ROOT/etc/ssl/certs"
+cp /usr/local/share/ca-certificates/* "$ROOT/usr/local/share/ca-certificates/" 2>/dev/null || true
+cp -L /etc/ssl/certs/ca-certificates.crt "$ROOT/etc/ssl/certs/" 2>/dev/null || true
+machine_env=()
+while IFS= read -r kv; do machine_env+=("$kv"); done < <(env | grep -E '^(PIP_[A-Z_]+|SSL_CERT_(FILE|DIR)|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY)=' || true)
 
 # A private /dev and /proc.
 mount -t proc proc "$ROOT/proc"
@@ -105,7 +113,7 @@ echo "== chroot: cd carbon-studio && $readme_cmd   (log: $LOG)"
 t0=$(date +%s)
 set +e
 chroot "$ROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive CARBON_INSIDE_BARE_ROOT=1 \
+  LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive CARBON_INSIDE_BARE_ROOT=1 "${machine_env[@]}" \
   bash -c "cd /root/carbon-studio && $readme_cmd" >"$LOG" 2>&1
 rc=$?
 set -e
@@ -125,15 +133,15 @@ if [ "${CARBON_BARE_ROOT_TESTS:-0}" = 1 ]; then
   [ -n "$readme_test_cmd" ] || fail "no second indented command (the test command) in $SRC/README.md"
   echo "== chroot: cd carbon-studio && $readme_test_cmd   (log: $WORK/tests.log)"
   t0=$(date +%s)
-  rx0=$(awk '/:/ && $1 != "lo:" { rx += $2 } END { print rx }' /proc/net/dev)
+  rx0=$(awk '/:/ && $1 != "lo:" { rx += $2 } END { printf "%.0f\n", rx }' /proc/net/dev)
   set +e
   chroot "$ROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive CARBON_INSIDE_BARE_ROOT=1 \
+    LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive CARBON_INSIDE_BARE_ROOT=1 "${machine_env[@]}" \
     bash -c "cd /root/carbon-studio && $readme_test_cmd" >"$WORK/tests.log" 2>&1
   rc=$?
   set -e
   secs=$(( $(date +%s) - t0 ))
-  rx=$(( $(awk '/:/ && $1 != "lo:" { rx += $2 } END { print rx }' /proc/net/dev) - rx0 ))
+  rx=$(( $(awk '/:/ && $1 != "lo:" { rx += $2 } END { printf "%.0f\n", rx }' /proc/net/dev) - rx0 ))
   tail -n 25 "$WORK/tests.log"
   echo "== the test command: exit status $rc after $secs s; about $(( rx / 1000000 )) MB received by this machine meanwhile"
   [ "$rc" = 0 ] || fail "the README's test command failed in the bare root (log: $WORK/tests.log)"
