@@ -134,8 +134,10 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
         spec.draft_tokenizer = &draft_->tokenizer();
         spec.draft_context = size_t(draft_->config().max_position_embeddings);
     }
+    DesignRequest fitted = request;
+    fitted.context_tokens = size_t(model_->config().max_position_embeddings);
     try {
-        GenerationResult r = generate_designs(model_->backend(), model_->tokenizer(), request, callbacks, draft_ ? &spec : nullptr);
+        GenerationResult r = generate_designs(model_->backend(), model_->tokenizer(), fitted, callbacks, draft_ ? &spec : nullptr);
         QStringList notices;
         for (const std::string& n : r.notices) notices << QString::fromStdString(n);
         const SpeculativeStats& ss = r.speculative;

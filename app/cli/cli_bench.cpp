@@ -24,15 +24,6 @@ size_t peak_rss_bytes() {
     return 0;
 }
 
-std::string human_bytes(double b) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (b >= 1024 && u < 4) b /= 1024, ++u;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, u ? "%.2f %s" : "%.0f %s", b, units[u]);
-    return buf;
-}
-
 namespace {
 
 std::vector<int> parse_list(const std::string& s) {

@@ -74,6 +74,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
     const std::string out_path = a.required("out");
 
     auto m = load_model_from_args(a);
+    req.context_tokens = size_t(m->config().max_position_embeddings);
     // --draft: a smaller model of the same family proposes tokens the target verifies.
     std::unique_ptr<Model> draft;
     SpeculativeConfig spec;

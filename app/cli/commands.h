@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "carbon/host_memory.h"
+
 namespace carbon::cli {
 
 int cmd_bench(const std::vector<std::string>& args);
@@ -15,6 +17,6 @@ int cmd_ism(const std::vector<std::string>& args);
 int cmd_models(const std::vector<std::string>& args);
 // Peak resident set size of this process in bytes (VmHWM), 0 when unknown.
 size_t peak_rss_bytes();
-std::string human_bytes(double bytes);
+using carbon::human_bytes;  // carbon/host_memory.h
 
 }  // namespace carbon::cli

@@ -2,6 +2,7 @@
 // make-test-model, info, generate, score, variant, ism, bench, project.
 #include <chrono>
 #include <cstdio>
+#include <new>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -163,8 +164,16 @@ int main(int argc, char** argv) {
         if (cmd == "models") return cmd_models(args);
         std::fprintf(stderr, "carbon-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
         return 1;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "carbon-cli %s: error: out of memory: the request needs more memory than this machine (or the "
+                             "process's limit) allows; ask for less (fewer or shorter designs, a smaller batch or model)\n",
+                     cmd.c_str());
+        return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "carbon-cli %s: error: %s\n", cmd.c_str(), e.what());
+        return 1;
+    } catch (...) {
+        std::fprintf(stderr, "carbon-cli %s: error: an unexpected failure (not a standard exception); please report it\n", cmd.c_str());
         return 1;
     }
 }

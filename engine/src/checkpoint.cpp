@@ -2,6 +2,9 @@
 // its Hugging Face name and checked (presence, shape against the config, dtype) before any use.
 #include "carbon/checkpoint.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace carbon {
 
 namespace fs = std::filesystem;
@@ -78,6 +81,19 @@ Checkpoint Checkpoint::open(const fs::path& dir) {
     Resolver r(ck.archive_, c);
     ModelWeights& w = ck.weights_;
     w.embed = r.require("model.embed_tokens.weight", {V, H}, vh);
+    // The layer count sizes what follows: check it against the layers the weights hold first,
+    // so a damaged config.json (num_hidden_layers: 2147483647) is named, not an allocation failure.
+    // (A layer that is present but incomplete is named tensor by tensor below.)
+    long held = 0;  // 1 + the highest layer index of any tensor
+    for (const auto& [name, view] : ck.archive_.tensors()) {
+        if (!name.starts_with("model.layers.")) continue;
+        const long index = std::strtol(name.c_str() + 13, nullptr, 10);
+        if (index >= 0 && index < (1L << 30)) held = std::max(held, index + 1);
+    }
+    if (c.num_hidden_layers > held)
+        throw Error(config_path.string() + ": num_hidden_layers=" + std::to_string(c.num_hidden_layers) + " but the weights in " +
+                    dir.string() + " hold " + std::to_string(held) + " layer(s)" +
+                    (held ? " (model.layers.0-" + std::to_string(held - 1) + ")" : ""));
     w.layers.resize(size_t(c.num_hidden_layers));
     for (int i = 0; i < c.num_hidden_layers; ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+
+#include "carbon/input_file.h"
 #include <sstream>
 
 namespace carbon {
@@ -249,7 +251,7 @@ ModelConfig parse_config(const std::string& json_text, const std::filesystem::pa
     json root;
     try {
         root = json::parse(json_text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse errors, and number overflow ('1e400', out_of_range.406)
         // e.what() carries "line L, column C" for the position of the error.
         throw Error(file + ": malformed JSON: " + e.what());
     }
@@ -334,16 +336,8 @@ ModelConfig parse_config(const std::string& json_text, const std::filesystem::pa
 }
 
 ModelConfig load_config(const std::filesystem::path& config_json) {
-    std::error_code ec;
-    if (!std::filesystem::exists(config_json, ec)) throw Error(config_json.string() + ": file not found");
-    // An ifstream "opens" a directory on Linux and then reads nothing; say what is wrong instead.
-    if (std::filesystem::is_directory(config_json, ec)) throw Error(config_json.string() + ": is a directory");
-    std::ifstream in(config_json, std::ios::binary);
-    if (!in) throw Error(config_json.string() + ": cannot open for reading");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) throw Error(config_json.string() + ": read error");
-    return parse_config(ss.str(), config_json);
+    // A genuine config.json is a few kB.
+    return parse_config(read_regular_file(config_json, "config.json", 16u << 20), config_json);
 }
 
 }  // namespace carbon

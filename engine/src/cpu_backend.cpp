@@ -35,10 +35,20 @@ struct SequenceCache {
     size_t length = 0;
 };
 
+// Workers spin between the loops of a forward pass, so more of them than hardware threads only
+// take turns: a request for more runs with what the machine has, and says so.
+std::string threads_note(int requested) {
+    const int cpus = usable_cpus();
+    if (requested <= cpus) return {};
+    return std::to_string(requested) + " threads requested, but this process can run on " + std::to_string(cpus) +
+           " hardware thread(s): using " + std::to_string(cpus);
+}
+
 class CpuBackend final : public Backend {
 public:
     CpuBackend(const Checkpoint& ckpt, std::vector<int32_t> dna_rows, const BackendOptions& opt)
-        : cfg_(ckpt.config()), w_(ckpt.weights()), dna_rows_(std::move(dna_rows)), pool_(opt.threads) {
+        : cfg_(ckpt.config()), w_(ckpt.weights()), dna_rows_(std::move(dna_rows)),
+          threads_note_(threads_note(opt.threads)), pool_(std::min(opt.threads, usable_cpus())) {
         if (cfg_.partial_rotary_factor != 1.0)
             throw Error(cfg_.path.string() + ": partial_rotary_factor " + std::to_string(cfg_.partial_rotary_factor) +
                         " is not supported by the Llama network (transformers' LlamaAttention rotates the whole head)");
@@ -57,6 +67,12 @@ public:
     }
 
     std::string name() const override { return "cpu"; }
+    std::string notice() const override {
+        std::string n = threads_note_;
+        if (!pool_.shortfall().empty()) n += (n.empty() ? "" : "; ") + pool_.shortfall();
+        return n;
+    }
+
     std::string describe() const override {
         std::ostringstream os;
         os << "CPU, " << pool_.size() << " threads, " << (cpu::simd_enabled() ? "AVX2/FMA" : "portable") << " kernels, "
@@ -121,6 +137,7 @@ private:
     ModelConfig cfg_;
     ModelWeights w_;
     std::vector<int32_t> dna_rows_;
+    std::string threads_note_;
     ThreadPool pool_;
     RopeTable rope_;
     size_t hd_ = 0, n_heads_ = 0, n_kv_ = 0, block_floats_ = 0;
@@ -301,6 +318,7 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
         out.logits.resize(rows.size() * out.width);
         cpu::matmul_wt(pool_, sel.data(), rows.size(), H, lm, nullptr, out.width, out.logits.data(), out.width);
     }
+    require_finite_logits(out, items, cfg_.path.parent_path().string());
 }
 
 }  // namespace

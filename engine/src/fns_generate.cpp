@@ -6,6 +6,8 @@
 // cache truncated) with that 6-mer excluded.
 #include "carbon/fns_generate.h"
 
+#include "carbon/host_memory.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -84,32 +86,68 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
     }
     p.design_len = design_masks.size();
 
-    std::string ctx(r.left_context.size(), 'A');
-    for (size_t i = 0; i < ctx.size(); ++i) ctx[i] = upper(r.left_context[i]);
+    // What the model can see at once: tags + <dna> + context + design (+ flank and </dna> for
+    // ranking) must fit in its context. The design must; the context and flank give way.
+    std::string_view left = r.left_context, right = r.right_flank;
+    size_t dropped = 0;  // bases trimmed off the far end of the left context
+    if (r.context_tokens) {
+        const size_t fixed = tok.encode_prompt(r.tags, "", false).ids.size();
+        const size_t tail_bases = left.size() % 6;
+        const size_t design_tokens = (tail_bases + p.design_len + 5) / 6;
+        if (fixed + design_tokens > r.context_tokens)
+            throw Error("a " + std::to_string(p.design_len) + " bp design needs " + std::to_string(fixed + design_tokens) +
+                        " tokens with the tags and <dna>, but the model reads at most " + std::to_string(r.context_tokens) +
+                        " tokens (" + std::to_string(r.context_tokens * 6) + " bp) at once: design at most " +
+                        std::to_string((r.context_tokens - fixed) * 6 - tail_bases) + " bp in one piece, or extend the "
+                        "context with YaRN (--yarn)");
+        size_t room = r.context_tokens - fixed - design_tokens;
+        // The ranking pass adds the flank (after the design's partial last token) and </dna>.
+        const size_t flank_tokens = right.empty() ? 0 : (5 + right.size() + 5) / 6 + 1;
+        if (flank_tokens > room) {
+            const size_t keep = room >= 2 ? (room - 1) * 6 - 5 : 0;
+            notices.push_back("right flank trimmed to its first " + std::to_string(keep) + " of " + std::to_string(right.size()) +
+                              " bp: with the design it would not fit in the model's " + std::to_string(r.context_tokens) +
+                              "-token context");
+            right = right.substr(0, keep);
+        }
+        room -= right.empty() ? 0 : (5 + right.size() + 5) / 6 + 1;
+        const size_t ctx_tokens = left.size() / 6;
+        if (ctx_tokens > room) {
+            dropped = (ctx_tokens - room) * 6;
+            left = left.substr(dropped);
+            notices.push_back("left context trimmed to its nearest " + std::to_string(left.size()) + " of " +
+                              std::to_string(r.left_context.size()) + " bp (positions " + std::to_string(dropped + 1) + "-" +
+                              std::to_string(r.left_context.size()) + "): the model reads at most " +
+                              std::to_string(r.context_tokens) + " tokens at once");
+        }
+    }
+
+    std::string ctx(left.size(), 'A');
+    for (size_t i = 0; i < ctx.size(); ++i) ctx[i] = upper(left[i]);
     const size_t whole = ctx.size() / 6 * 6;
     p.head = ctx.substr(0, whole);
     const std::string tail = ctx.substr(whole);
     p.tail_len = tail.size();
-    DnaEncoding enc = tok.encode_prompt(r.tags, r.left_context.substr(0, whole), false);
+    DnaEncoding enc = tok.encode_prompt(r.tags, left.substr(0, whole), false);
     p.prompt = enc.ids;
     p.prefix_len = enc.first_dna_token;
     for (const DnaNotice& n : enc.notices) {
-        std::string where = "context position " + std::to_string(n.position + 1);
-        if (n.count > 1) where += "-" + std::to_string(n.position + n.count);
+        std::string where = "context position " + std::to_string(dropped + n.position + 1);
+        if (n.count > 1) where += "-" + std::to_string(dropped + n.position + n.count);
         where += n.kind == DnaNotice::Lowercase ? ": lowercase, upper-cased" : ": not A/C/G/T, its 6-mer is <oov>";
         notices.push_back(std::move(where));
     }
     for (size_t i = 0; i < tail.size(); ++i) {
         const BaseMask b = char_bit(tail[i]);
-        if (!b) notices.push_back("context position " + std::to_string(whole + i + 1) + ": '" + tail[i] +
+        if (!b) notices.push_back("context position " + std::to_string(dropped + whole + i + 1) + ": '" + tail[i] +
                                   "' is not A/C/G/T; the model may choose any base there, and it is not part of the design");
         p.masks.push_back(b ? b : kAnyBase);
     }
     p.masks.insert(p.masks.end(), design_masks.begin(), design_masks.end());
     p.gen_len = p.masks.size();
     p.n_tokens = (p.gen_len + 5) / 6;
-    p.flank.resize(r.right_flank.size());
-    for (size_t i = 0; i < p.flank.size(); ++i) p.flank[i] = upper(r.right_flank[i]);
+    p.flank.resize(right.size());
+    for (size_t i = 0; i < p.flank.size(); ++i) p.flank[i] = upper(right[i]);
 
     const DesignConstraints& c = r.constraints;
     if (c.max_homopolymer < 0) throw Error("the maximum homopolymer run must be >= 1 (0 = no limit)");
@@ -777,6 +815,18 @@ GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, 
         if (dt->encode_prompt(request.tags, plan.head, false).ids != plan.prompt)
             throw Error("the draft model's tokenizer encodes the prompt (metadata tags) differently from the target's");
     }
+    // The memory plan, before any work: every design's KV cache (prompt, design, flank and
+    // </dna>), on the target and the draft, plus a row of 4,096 logits per design and step.
+    const size_t tokens = plan.prompt.size() + plan.n_tokens + (plan.flank.size() + 11) / 6 + 1;
+    const bool drafting = speculative && speculative->draft;
+    const size_t per_token = backend.memory_plan().kv_per_token + (drafting ? speculative->draft->memory_plan().kv_per_token : 0);
+    const double need = double(request.count) * (double(tokens) * double(per_token) + 8.0 * 4096 * sizeof(float));
+    const size_t have = backend.memory_available();
+    if (need > double(have))
+        throw Error(std::to_string(request.count) + " design(s) of " + std::to_string(plan.design_len) + " bp after " +
+                    std::to_string(plan.head.size() + plan.tail_len) + " bp of context need about " + human_bytes(need) +
+                    " of memory for their caches, but " + human_bytes(double(have)) +
+                    " is available: ask for fewer designs at once, or shorter ones");
     Generator g(backend, tokenizer, request, plan, speculative && speculative->draft ? speculative : nullptr);
     return g.run(callbacks, std::move(notices));
 }

@@ -41,6 +41,7 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const Model
             m->backend_ = make_cpu_backend(m->checkpoint_, m->tokenizer_.kmer_ids(), bo);
             break;
     }
+    if (const std::string n = m->backend_->notice(); !n.empty()) m->notice_ += (m->notice_.empty() ? "" : "; ") + n;
     return m;
 }
 

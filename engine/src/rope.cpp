@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+
+#include "carbon/common.h"
 
 namespace carbon {
 
@@ -93,6 +96,16 @@ RopeTable compute_rope(const ModelConfig& c) {
             t.attention_scaling = float(attention);
             break;
         }
+    }
+    // Parameters that pass every range check can still overflow here (rope_theta: 1e-300 makes
+    // every frequency infinite, and then every logit NaN): refuse them now, naming the file.
+    bool finite = std::isfinite(t.attention_scaling);
+    for (float f : t.inv_freq) finite = finite && std::isfinite(f);
+    if (!finite) {
+        char theta[32];
+        std::snprintf(theta, sizeof theta, "%g", c.rope_theta);
+        throw Error(c.path.string() + ": the RoPE parameters (rope_theta " + theta + ", " +
+                    rope_type_name(s.type) + " scaling) give non-finite rotary frequencies; the model would compute NaN");
     }
     return t;
 }

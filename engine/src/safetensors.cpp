@@ -2,6 +2,8 @@
 // (the reference layout: u64 LE header length, space-padded JSON header, payloads in order).
 #include "carbon/safetensors.h"
 
+#include "carbon/input_file.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -64,29 +66,19 @@ std::string errno_text(int err) {
 // ---- MappedFile -------------------------------------------------------------------------------
 
 MappedFile MappedFile::open(const fs::path& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error(path.string() + ": cannot open: " + errno_text(errno));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        const int err = errno;
-        ::close(fd);
-        throw Error(path.string() + ": cannot stat: " + errno_text(err));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw Error(path.string() + ": not a regular file");
-    }
-    if (st.st_size == 0) {
+    size_t size = 0;
+    const int fd = open_regular_file(path, "a safetensors file", size);  // a FIFO is refused, not waited on
+    if (size == 0) {
         ::close(fd);
         throw Error(path.string() + ": file is empty");
     }
-    void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     const int err = errno;
     ::close(fd);  // the mapping keeps the file alive
     if (p == MAP_FAILED) throw Error(path.string() + ": cannot memory-map: " + errno_text(err));
     MappedFile m;
     m.data_ = static_cast<const uint8_t*>(p);
-    m.size_ = size_t(st.st_size);
+    m.size_ = size;
     m.path_ = path;
     return m;
 }
@@ -150,7 +142,7 @@ void SafetensorsArchive::add_file(const fs::path& file, const std::map<std::stri
     json header;
     try {
         header = json::parse(text, text + n, cb);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw Error(f + ": malformed safetensors header JSON: " + e.what());
     }
     if (!header.is_object()) throw Error(f + ": safetensors header is not a JSON object");
@@ -256,12 +248,11 @@ SafetensorsArchive SafetensorsArchive::open_dir(const fs::path& dir) {
     SafetensorsArchive a;
     a.source_ = dir;
     if (fs::exists(index, ec)) {
-        std::ifstream in(index, std::ios::binary);
-        if (!in) throw Error(index.string() + ": cannot open for reading");
+        const std::string text = read_regular_file(index, "the safetensors index", 256u << 20);
         json j;
         try {
-            j = json::parse(in);
-        } catch (const json::parse_error& e) {
+            j = json::parse(text);
+        } catch (const json::exception& e) {
             throw Error(index.string() + ": malformed JSON: " + e.what());
         }
         if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())

@@ -1,7 +1,11 @@
 // ThreadPool: chunked parallel_for with spin-then-sleep workers (see thread_pool.h).
 #include "carbon/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <string>
+#include <system_error>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -19,10 +23,27 @@ constexpr int kWorkerSpins = 4000;
 constexpr int kMainSpins = 2000;
 }  // namespace
 
+int usable_cpus() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    return int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 ThreadPool::ThreadPool(int n_threads) {
-    if (n_threads <= 0) n_threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    n_threads_ = n_threads;
-    for (int i = 1; i < n_threads_; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+    if (n_threads <= 0) n_threads = usable_cpus();
+    // Workers that cannot start (a per-process memory or thread limit: each thread reserves a
+    // stack) are not an error: the pool runs with those that did, and says so (shortfall()).
+    workers_.reserve(size_t(n_threads - 1));
+    for (int i = 1; i < n_threads; ++i) {
+        try {
+            workers_.emplace_back([this, i] { worker_loop(i); });
+        } catch (const std::system_error& e) {
+            shortfall_ = "only " + std::to_string(i) + " of the " + std::to_string(n_threads) +
+                         " requested threads could start (" + e.what() + ")";
+            break;
+        }
+    }
+    n_threads_ = int(workers_.size()) + 1;
 }
 
 ThreadPool::~ThreadPool() {

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "bpe.h"
+#include "carbon/input_file.h"
 
 namespace carbon {
 namespace {
@@ -20,14 +21,8 @@ using json = nlohmann::json;
 constexpr std::string_view kDnaOpen = "<dna>", kDnaClose = "</dna>", kOov = "<oov>";
 constexpr std::string_view kKmerSuffix = "\xEE\x80\x80";  // U+E000, as GGUF conversions mark 6-mers
 
-std::string read_file(const fs::path& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw Error("cannot open " + path.string());
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    if (f.bad()) throw Error("cannot read " + path.string());
-    return ss.str();
-}
+// Tokenizer files: Qwen3's tokenizer.json is about 11 MB; 512 MB leaves room for any genuine one.
+std::string read_file(const fs::path& path) { return read_regular_file(path, "a tokenizer file", 512u << 20); }
 
 json read_json(const fs::path& path) {
     std::string text = read_file(path);

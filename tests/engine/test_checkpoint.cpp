@@ -9,6 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "carbon/checkpoint.h"
+#include "carbon/rope.h"
+
+#include <sys/stat.h>
 #include "check.h"
 
 namespace fs = std::filesystem;
@@ -261,6 +264,36 @@ TEST(malformed_or_foreign_config) {
     j["rope_scaling"] = {{"rope_type", "dynamic"}, {"factor", 2.0}};
     std::ofstream(d.path / "config.json") << j.dump();
     CHECK_THROWS_WITH(Checkpoint::open(d.path), "unsupported rope type dynamic", cfg.c_str());
+}
+
+// Values that pass the config's own range checks but cannot be right for these weights, or that
+// overflow later: refused when the checkpoint is opened, naming the file and key.
+TEST(config_values_the_weights_or_numbers_contradict) {
+    TempDir d;
+    write_checkpoint(d.path, Spec{});
+    const std::string cfg = (d.path / "config.json").string();
+    json j = config_for(Spec{});
+    j["num_hidden_layers"] = 2147483647;  // used to end in std::bad_alloc
+    std::ofstream(d.path / "config.json") << j.dump();
+    CHECK_THROWS_WITH(Checkpoint::open(d.path), cfg.c_str(), "num_hidden_layers=2147483647", "hold 2 layer(s)", "model.layers.0-1");
+    j = config_for(Spec{});
+    j["rope_theta"] = 1e-300;  // every frequency infinite: every logit NaN
+    std::ofstream(d.path / "config.json") << j.dump();
+    CHECK_THROWS_WITH(compute_rope(Checkpoint::open(d.path).config()), cfg.c_str(), "rope_theta 1e-300", "non-finite");
+    std::ofstream(d.path / "config.json") << "{\"model_type\": \"llama\", \"rope_theta\": 1e400}";
+    CHECK_THROWS_WITH(Checkpoint::open(d.path), cfg.c_str(), "malformed JSON");
+}
+
+// A named pipe in place of a model file is refused at once, not waited on forever.
+TEST(named_pipes_in_place_of_model_files) {
+    for (const char* name : {"config.json", "model.safetensors"}) {
+        TempDir d;
+        write_checkpoint(d.path, Spec{});
+        fs::remove(d.path / name);
+        CHECK(::mkfifo((d.path / name).c_str(), 0600) == 0);
+        const std::string want = (d.path / name).string() + ": is a named pipe";
+        CHECK_THROWS_WITH(Checkpoint::open(d.path), want.c_str());
+    }
 }
 
 TEST(no_weights) {

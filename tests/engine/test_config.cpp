@@ -380,7 +380,7 @@ TEST(load_config_from_disk) {
     CHECK_EQ(c.path, p);
     CHECK_EQ(c.vocab_size, 320);
     const std::string missing = (dir / "nope.json").string(), file = p.string();
-    CHECK_THROWS_WITH(carbon::load_config(dir / "nope.json"), missing.c_str(), "not found");
+    CHECK_THROWS_WITH(carbon::load_config(dir / "nope.json"), missing.c_str(), "No such file or directory");
     { std::ofstream(p) << "{ \"model_type\": "; }
     CHECK_THROWS_WITH(carbon::load_config(p), file.c_str(), "malformed JSON", "line 1");
     fs::remove_all(dir);

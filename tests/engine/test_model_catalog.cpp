@@ -104,7 +104,7 @@ TEST(broken_folders_say_what_is_wrong) {
     std::ofstream(two / "config.json") << cfg;
     const ModelFolderInfo b = inspect_model_folder(two);
     CHECK(!b.ok);
-    CHECK(b.error.find("model.layers.2.") != std::string::npos);
+    CHECK(b.error.find("num_hidden_layers=3") != std::string::npos && b.error.find("hold 2 layer(s)") != std::string::npos);
 }
 
 TEST(hub_cache_snapshots_are_found_offline) {

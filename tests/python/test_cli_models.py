@@ -2,7 +2,7 @@
 """carbon-cli models: a model folder given on the command line and a snapshot in a Hugging Face
 cache (HF_HUB_CACHE, snapshot files as links into blobs/, refs/main) are described without being
 loaded (parameters, context, DNA ids as the tokenizer files give them); a folder that does not
-load says why, naming the missing tensor; an empty cache is reported as such."""
+load says why (its config promises a layer the weights lack); an empty cache is reported as such."""
 import json
 import os
 import shutil
@@ -59,7 +59,8 @@ def main():
         real = json.load(f)
     check(out.count(f"context {real['max_position_embeddings']} tokens") == 2, "snapshot and folder show the context")
     check(out.count(f"{real['num_hidden_layers']} layers") == 2, "snapshot and folder show the layers")
-    check("does not load" in out and f"model.layers.{layers}." in out, "the broken folder names the missing tensor")
+    check("does not load" in out and f"num_hidden_layers={layers + 1}" in out and f"hold {layers} layer(s)" in out,
+          "the broken folder says its config promises more layers than its weights hold")
 
     empty = os.path.join(d, "empty-hub")
     os.makedirs(empty, exist_ok=True)

@@ -51,6 +51,9 @@ class Backend {
 public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
+    // What the user should know about how this backend runs, if anything (it runs with fewer
+    // threads than asked because the system refused more); empty otherwise.
+    virtual std::string notice() const { return {}; }
     // One line describing the device/threads/precision, for logs and `carbon-cli info`.
     virtual std::string describe() const = 0;
 
@@ -68,7 +71,15 @@ public:
     virtual void forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) = 0;
 
     virtual MemoryPlan memory_plan() const = 0;
+    // Bytes this backend can still allocate for caches and workspace (host memory for the CPU
+    // backend, device memory for a GPU's), for memory plans made before a request starts.
+    virtual size_t memory_available() const;
 };
+
+// Every backend calls this on its output: a non-finite logit (damaged weights, a config whose
+// numbers overflow) is reported where it arose, naming the item and position, instead of
+// flowing on as NaN scores or all-A designs. `model` names the checkpoint for the message.
+void require_finite_logits(const ForwardOutput& out, std::span<const ForwardItem> items, const std::string& model);
 
 // The CPU backend (the reference every other backend is checked against). `dna_rows` are the
 // vocabulary ids of the 4,096 6-mers in index order (Tokenizer::kmer_ids()).

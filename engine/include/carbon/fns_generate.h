@@ -37,6 +37,10 @@ struct DesignRequest {
     SamplingParams sampling;     // FNS: temperature/top-p per base; direct: per 6-mer token
     DesignConstraints constraints;
     size_t max_backtracks = 512;  // per design: 6-mer tokens that may be revisited
+    // The model's context in tokens (max_position_embeddings); 0: not checked. A design that
+    // does not fit with the tags is refused; a left context that does not fit is trimmed at its
+    // far end (the nearest bases matter most) and a right flank at its end, each with a notice.
+    size_t context_tokens = 0;
 };
 
 struct Design {

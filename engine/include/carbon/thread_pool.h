@@ -8,10 +8,15 @@
 #include <cstddef>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace carbon {
+
+// Hardware threads this process may run on: its CPU affinity (which containers and taskset
+// narrow), else what the system reports.
+int usable_cpus();
 
 class ThreadPool {
 public:
@@ -23,6 +28,8 @@ public:
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     int size() const { return n_threads_; }
+    // Empty, or why fewer threads run than were requested (the system refused to start more).
+    const std::string& shortfall() const { return shortfall_; }
 
     // Calls fn(begin, end, thread_index) over [0, n) split into chunks of at least `grain`
     // items; returns when all are done. Not reentrant: fn must not call parallel_for.
@@ -32,7 +39,8 @@ private:
     void worker_loop(int index);
     void run_chunks(int thread_index);
 
-    int n_threads_;
+    int n_threads_ = 1;
+    std::string shortfall_;
     std::vector<std::thread> workers_;
     std::mutex mutex_;
     std::condition_variable wake_;
