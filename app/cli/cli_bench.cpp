@@ -12,6 +12,7 @@
 #include "carbon/output_file.h"
 #include "carbon/sampling.h"
 #include "cli_args.h"
+#include "cli_common.h"
 #include "commands.h"
 
 namespace carbon::cli {
@@ -46,7 +47,15 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+const char* kBenchUsage = R"(usage: carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N]
+             [--batches 1,8] [--repeat N] [--seed S] [--json FILE]
+  Prefill and decode speed of the CPU backend at each batch size (tokens/s, bp/s), and the peak
+  memory against the weights' size. Figures: docs/benchmarks.md (tests/bench/cpu_bench.sh runs it
+  beside transformers).
+)";
+
 int cmd_bench(const std::vector<std::string>& argv) {
+    if (wants_help(argv, kBenchUsage)) return 0;
     using json = nlohmann::json;
     Args a(argv, {"model", "threads", "prompt-tokens", "decode-tokens", "batches", "repeat", "json", "seed"}, {});
     ModelOptions mo;

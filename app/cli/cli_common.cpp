@@ -8,6 +8,15 @@
 
 namespace carbon::cli {
 
+bool wants_help(const std::vector<std::string>& argv, const char* usage) {
+    for (const std::string& s : argv)
+        if (s == "--help" || s == "-h") {
+            std::fputs(usage, stdout);
+            return true;
+        }
+    return false;
+}
+
 std::unique_ptr<Model> load_model_from_args(const Args& a) {
     ModelOptions mo;
     mo.backend = parse_backend_kind(a.get_or("backend", "auto"));

@@ -5,11 +5,15 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "carbon/model.h"
 #include "cli_args.h"
 
 namespace carbon::cli {
+
+// True (after printing `usage` on stdout) when argv holds --help or -h: every command answers it.
+bool wants_help(const std::vector<std::string>& argv, const char* usage);
 
 // Loads --model with --backend (auto|cpu|cuda), --threads and --yarn when present in `a`;
 // prints the backend notice once on stderr.

@@ -35,9 +35,22 @@ std::string read_single_record(const std::string& path, const std::string& what)
     return recs[0].sequence;
 }
 
+const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length N | --template IUPAC) --out FILE.fasta
+             [--context SEQ | --context-fasta FILE] [--right-flank SEQ] [--max-backtracks N]
+             [--count N] [--mode fns|direct] [--temperature T] [--top-p P] [--seed S]
+             [--tags T1,T2 [--free-tags]] [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX]
+             [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
+             [--project FILE] [--backend auto|cpu|cuda] [--threads N] [--quiet]
+  Designs continue the left context base by base (FNS, the default) or 6-mer by 6-mer (direct),
+  under the template's IUPAC letters and the constraints, ranked by how well design + right flank
+  read. --out - writes to standard output. The design must fit the model's context with the tags;
+  a longer left context is trimmed at its far end, with a note.
+)";
+
 }  // namespace
 
 int cmd_generate(const std::vector<std::string>& argv) {
+    if (wants_help(argv, kGenerateUsage)) return 0;
     Args a(argv,
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
             "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "draft", "draft-tokens", "draft-verify"},

@@ -72,7 +72,8 @@ std::vector<int64_t> parse_ids(const std::string& s) {
     std::string part;
     while (std::getline(ss, part, ','))
         if (!part.empty()) {
-            if (part.find_first_not_of("0123456789") != std::string::npos) throw Error("--designs: '" + part + "' is not a design id");
+            if (part.find_first_not_of("0123456789") != std::string::npos || part.size() > 18)
+                throw Error("--designs: '" + part + "' is not a design id");
             ids.push_back(std::stoll(part));
         }
     return ids;

@@ -50,15 +50,6 @@ const char* kIsmUsage = R"(usage: carbon-cli ism --model DIR --in FILE.fasta [--
   --exact: S(mutant) - S(reference) over --window bases (default 8192) centred on the region.
 )";
 
-bool wants_help(const std::vector<std::string>& argv, const char* usage) {
-    for (const std::string& s : argv)
-        if (s == "--help" || s == "-h") {
-            std::fputs(usage, stdout);
-            return true;
-        }
-    return false;
-}
-
 // "NA" for NaN (undefined, or not computed), else enough digits to compare to 1e-6.
 std::string num(double v, int digits = 9) {
     if (std::isnan(v)) return "NA";

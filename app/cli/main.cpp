@@ -2,15 +2,16 @@
 // make-test-model, info, generate, score, variant, ism, bench, project.
 #include <chrono>
 #include <cstdio>
-#include <new>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <sstream>
 
 #include "carbon/model.h"
 #include "carbon/rope.h"
 #include "carbon/test_model.h"
 #include "cli_args.h"
+#include "cli_common.h"
 #include "cli_project.h"
 #include "commands.h"
 
@@ -56,7 +57,22 @@ DType parse_dtype(const std::string& s) {
     throw Error("unknown dtype '" + s + "' (expected bf16, f16 or f32)");
 }
 
+const char* kMakeTestModelUsage = R"(usage: carbon-cli make-test-model --out DIR [--preset tiny|carbon-500m|carbon-3b|carbon-8b] [--seed N]
+             [--layers N] [--hidden N] [--intermediate N] [--heads N] [--kv-heads N] [--head-dim N]
+             [--max-position N] [--dtype bf16|f16|f32] [--tie|--untie] [--rope none|yarn|llama3]
+             [--rope-theta X] [--shard-mb N] [--compact-vocab] [--list-kmers] [--rope-parameters-form]
+  Writes a checkpoint with random weights in the exact Hugging Face layout of the Carbon models
+  (config.json, safetensors, tokenizer files with the real DNA token ids), for tests and benchmarks.
+  The disk and memory it needs are checked first.
+)";
+
+const char* kInfoUsage = R"(usage: carbon-cli info --model DIR [--threads N]
+  What the engine reads from a model folder: sizes, dtype, context, RoPE, the DNA token ids, the
+  memory it needs, and the CPU kernels it will use.
+)";
+
 int cmd_make_test_model(const std::vector<std::string>& argv) {
+    if (wants_help(argv, kMakeTestModelUsage)) return 0;
     Args a(argv, {"out", "preset", "seed", "layers", "hidden", "intermediate", "heads", "kv-heads", "head-dim", "dtype", "rope",
                   "rope-theta", "shard-mb", "max-position"},
            {"tie", "untie", "compact-vocab", "list-kmers", "rope-parameters-form"});
@@ -99,6 +115,7 @@ int cmd_make_test_model(const std::vector<std::string>& argv) {
 }
 
 int cmd_info(const std::vector<std::string>& argv) {
+    if (wants_help(argv, kInfoUsage)) return 0;
     Args a(argv, {"model", "threads"}, {});
     ModelOptions mo;
     mo.backend = BackendKind::Cpu;
@@ -165,8 +182,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "carbon-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
         return 1;
     } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "carbon-cli %s: error: out of memory: the request needs more memory than this machine (or the "
-                             "process's limit) allows; ask for less (fewer or shorter designs, a smaller batch or model)\n",
+        std::fprintf(stderr, "carbon-cli %s: error: out of memory: this request needs more memory than this machine (or the "
+                             "process's limit, ulimit -v) allows; ask for less at once\n",
                      cmd.c_str());
         return 1;
     } catch (const std::exception& e) {

@@ -1,6 +1,8 @@
 // Model folders without loading them; see model_catalog.h.
 #include "carbon/model_catalog.h"
 
+#include "carbon/input_file.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -43,11 +45,17 @@ std::vector<std::string> dangling_links(const fs::path& dir) {
     return names;
 }
 
+// The first line of a small text file (a hub cache's refs/main); empty when it cannot be read
+// (a FIFO or a huge file there is not waited on or loaded).
 std::string read_first_line(const fs::path& p) {
-    std::ifstream f(p);
     std::string s;
-    std::getline(f, s);
-    while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\n')) s.pop_back();
+    try {
+        s = read_regular_file(p, "a refs file", 4096);
+    } catch (const Error&) {
+        return {};
+    }
+    s = s.substr(0, s.find('\n'));
+    while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.pop_back();
     return s;
 }
 

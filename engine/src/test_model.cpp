@@ -2,6 +2,8 @@
 // checkpoint never has to fit in memory), then writes config.json and the tokenizer files.
 #include "carbon/test_model.h"
 
+#include "carbon/host_memory.h"
+
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -228,7 +230,24 @@ ModelConfig test_model_config(const TestModelOptions& o) {
 
 void make_test_model(const fs::path& dir, const TestModelOptions& o, const std::function<bool(size_t, size_t)>& progress) {
     const ModelConfig c = test_model_config(o);
+    // The plan before anything is written: the weights on disk, and the largest tensor in memory
+    // while it is filled (sizes multiply: --hidden 1048576 asks for terabytes).
+    const double bytes_per = double(dtype_size(o.dtype));
+    double largest = 0;
+    for (const Spec& s : tensor_specs(c)) largest = std::max(largest, double(s.numel()) * bytes_per);
+    const double disk = double(c.parameter_count()) * bytes_per;
     std::error_code ec;
+    fs::path existing = dir;
+    while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
+    if (existing.empty()) existing = ".";
+    const fs::space_info space = fs::space(existing, ec);
+    if (!ec && disk > double(space.available))
+        throw Error("this checkpoint needs " + human_bytes(disk) + " on disk (" + std::to_string(c.parameter_count()) +
+                    " parameters in " + dtype_name(o.dtype) + "), but " + existing.string() + " has " +
+                    human_bytes(double(space.available)) + " free");
+    if (largest > double(available_host_memory()))
+        throw Error("this checkpoint's largest tensor needs " + human_bytes(largest) + " of memory while it is written, but " +
+                    human_bytes(double(available_host_memory())) + " is available");
     fs::create_directories(dir, ec);
     if (ec) throw Error("cannot create " + dir.string() + ": " + ec.message());
     for (const auto& e : fs::directory_iterator(dir)) {
@@ -283,21 +302,23 @@ void make_test_model(const fs::path& dir, const TestModelOptions& o, const std::
         const std::string h = header_bytes(header);
         const fs::path tmp = dir / (std::string(name) + ".tmp");
         std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        const uint64_t n = h.size();
-        f.write(reinterpret_cast<const char*>(&n), 8);
-        f.write(h.data(), std::streamsize(h.size()));
-        for (size_t i : shards[sh]) {
-            fill_tensor(pool, specs[i], o.seed, i, o.dtype, buf);
-            f.write(reinterpret_cast<const char*>(buf.data()), std::streamsize(buf.size()));
-            written += buf.size();
-            if (progress && !progress(written, total)) {
-                f.close();
-                fs::remove(tmp);
-                throw Error("make-test-model cancelled");
+        try {
+            const uint64_t n = h.size();
+            f.write(reinterpret_cast<const char*>(&n), 8);
+            f.write(h.data(), std::streamsize(h.size()));
+            for (size_t i : shards[sh]) {
+                fill_tensor(pool, specs[i], o.seed, i, o.dtype, buf);
+                f.write(reinterpret_cast<const char*>(buf.data()), std::streamsize(buf.size()));
+                written += buf.size();
+                if (progress && !progress(written, total)) throw Error("make-test-model cancelled");
             }
+            f.close();
+            if (!f) throw Error("cannot write " + tmp.string() + " (disk full?)");
+        } catch (...) {  // no half-written shard is left behind
+            f.close();
+            fs::remove(tmp, ec);
+            throw;
         }
-        f.close();
-        if (!f) throw Error("cannot write " + tmp.string() + " (disk full?)");
         fs::rename(tmp, dir / name);
     }
     if (shards.size() > 1) {

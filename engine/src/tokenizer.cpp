@@ -219,9 +219,10 @@ int marked_vocab_kmer_index(const std::string& key) {
 struct Listing {
     std::string where;
     std::vector<std::pair<std::string, int32_t>> tokens;  // content, id
+    bool added = true;  // an added-token list (else a BPE vocabulary's DNA names and 6-mers)
 };
 Listing vocab_listing(const std::string& where, const std::unordered_map<std::string, int32_t>& vocab) {
-    Listing l{where, {}};
+    Listing l{where, {}, false};
     for (std::string_view name : {kDnaOpen, kDnaClose, kOov})
         if (auto it = vocab.find(std::string(name)); it != vocab.end()) l.tokens.emplace_back(name, it->second);
     for (const auto& [key, id] : vocab)
@@ -243,7 +244,9 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
     if (!fs::is_directory(dir, ec)) throw Error("tokenizer folder " + dir.string() + " is not a folder");
     if (vocab_size <= 0) throw Error("vocab_size " + std::to_string(vocab_size) + " must be positive");
 
-    auto has = [&](const char* name) { return fs::is_regular_file(dir / name, ec); };
+    // A name that is there but not a regular file (a FIFO, a folder) is read, and so refused
+    // with the reason: never silently skipped in favour of another tokenizer file.
+    auto has = [&](const char* name) { return fs::exists(dir / name, ec); };
     std::vector<std::string> read;
     std::vector<Listing> listings;
     std::unordered_map<int32_t, std::string> extra_names;
@@ -254,8 +257,12 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
         config = read_json(dir / "tokenizer_config.json");
         read.push_back("tokenizer_config.json");
         if (!config.is_object()) throw Error((dir / "tokenizer_config.json").string() + ": not a JSON object");
-        if (const json* cls = member(config, "tokenizer_class"); cls && cls->is_string())
+        if (const json* cls = member(config, "tokenizer_class"); cls && !cls->is_null()) {
+            if (!cls->is_string())
+                throw Error((dir / "tokenizer_config.json").string() + ": tokenizer_class must be a string such as "
+                            "\"HybridDNATokenizer\", got " + cls->dump());
             tok.info_.tokenizer_class = cls->get<std::string>();
+        }
     }
     std::vector<AddedToken> config_added;  // tokenizer_config.json + added_tokens.json, for the slow path
     try {
@@ -364,6 +371,25 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
             check_fits(id, tok.info_.bpe_from.substr(0, tok.info_.bpe_from.find(' ')), byte_level_decode(text));
     for (const Listing& l : listings)
         for (const auto& [content, id] : l.tokens) check_fits(id, l.where, content);
+    // Files that contradict themselves change what tags and DNA mean: an added-token list that
+    // gives one id to two tokens, or an added token on an id the BPE vocabulary gives to other text.
+    std::vector<const std::string*> vocab_text(size_t(vocab_size), nullptr);
+    for (const auto& [text, id] : spec.vocab)
+        if (id >= 0) vocab_text[size_t(id)] = &text;
+    const std::string vocab_where = tok.info_.bpe_from.substr(0, tok.info_.bpe_from.find(' '));
+    for (const Listing& l : listings) {
+        if (!l.added) continue;
+        std::unordered_map<int32_t, const std::string*> seen;
+        for (const auto& [content, id] : l.tokens) {
+            if (auto [it, fresh] = seen.emplace(id, &content); !fresh && *it->second != content)
+                throw Error(dir.string() + ": " + l.where + " gives id " + std::to_string(id) + " to both " +
+                            in_quotes(*it->second) + " and " + in_quotes(content));
+            if (id >= 0 && vocab_text[size_t(id)] && byte_level_decode(*vocab_text[size_t(id)]) != content)
+                throw Error(dir.string() + ": " + l.where + " puts " + in_quotes(content) + " on id " + std::to_string(id) +
+                            ", which the BPE vocabulary (" + vocab_where + ") already gives to " +
+                            in_quotes(byte_level_decode(*vocab_text[size_t(id)])));
+        }
+    }
 
     tok.info_.nfc = spec.nfc;
     tok.info_.pretokenizer = spec.pre.describe();

@@ -1,7 +1,12 @@
 // CPU backend tests: kernels against a double-precision reference at awkward sizes, and the
 // backend's cache semantics (ragged batches, chunked prefill, fork, truncate) against a plain
 // single-sequence forward. Parity with transformers is in tests/python/test_parity_transformers.py.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <fstream>
 #include <random>
 
 #include "carbon/backend.h"
@@ -99,6 +104,37 @@ TEST(thread_pool_covers_every_index_once) {
         for (auto& h : hits) ok = ok && h.load() == 1;
         CHECK(ok);
     }
+}
+
+// Workers that the system refuses to start (an address-space limit: each thread reserves its
+// stack) leave a smaller pool that still covers every index, and says so; it used to hang. Run
+// in a child process, whose limit cannot disturb this one.
+TEST(thread_pool_runs_with_the_threads_that_could_start) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+        rlimit lim{};
+        std::ifstream status("/proc/self/status");
+        std::string key;
+        size_t vm_kb = 0;
+        while (status >> key)
+            if (key == "VmSize:") {
+                status >> vm_kb;
+                break;
+            }
+        lim.rlim_cur = lim.rlim_max = vm_kb * 1024 + (48u << 20);  // room for about five 8 MiB stacks
+        ::setrlimit(RLIMIT_AS, &lim);
+        ThreadPool pool(64);
+        std::vector<std::atomic<int>> hits(1000);
+        pool.parallel_for(hits.size(), 3, [&](size_t b, size_t e, int) {
+            for (size_t i = b; i < e; ++i) hits[i]++;
+        });
+        bool ok = pool.size() < 64 && pool.size() >= 1 && pool.shortfall().find("of the 64 requested threads could start") != std::string::npos;
+        for (auto& h : hits) ok = ok && h.load() == 1;
+        std::_Exit(ok ? 0 : 3);
+    }
+    int status = 0;
+    CHECK(::waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 namespace {

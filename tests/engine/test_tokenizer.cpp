@@ -421,6 +421,36 @@ TEST(error_conflicting_ids) {
                       "added_tokens.json", "tokenizer_config.json");
 }
 
+// Tokenizer files that contradict themselves change what tags and DNA mean: refused, naming the
+// file, the ids and the tokens.
+TEST(error_self_contradicting_token_lists) {
+    TempDir dup("duplicate_id");
+    carbon::write_test_tokenizer(dup.path, compact());
+    edit_json(dup.path / "tokenizer.json", [](json& j) {
+        json extra = j["added_tokens"][0];
+        extra["id"] = kCompactOpen;
+        extra["content"] = "<extra>";
+        j["added_tokens"].push_back(extra);
+    });
+    CHECK_THROWS_WITH(Tokenizer::load(dup.path, kCompactVocab), "tokenizer.json added_tokens", "gives id 3000 to both",
+                      "'<dna>'", "'<extra>'");
+
+    TempDir moved("dna_on_bpe_id");
+    carbon::write_test_tokenizer(moved.path, compact());
+    edit_json(moved.path / "tokenizer_config.json", [](json& j) {
+        json& dec = j["added_tokens_decoder"];
+        dec["100"] = dec[std::to_string(kCompactOpen)];
+        dec.erase(std::to_string(kCompactOpen));
+    });
+    CHECK_THROWS_WITH(Tokenizer::load(moved.path, kCompactVocab), "tokenizer_config.json added_tokens_decoder",
+                      "puts '<dna>' on id 100", "which the BPE vocabulary (tokenizer.json) already gives to");
+    TempDir cls("class_number");
+    carbon::write_test_tokenizer(cls.path, compact());
+    edit_json(cls.path / "tokenizer_config.json", [](json& j) { j["tokenizer_class"] = 5; });
+    CHECK_THROWS_WITH(Tokenizer::load(cls.path, kCompactVocab), "tokenizer_config.json", "tokenizer_class must be a string",
+                      "got 5");
+}
+
 TEST(error_no_kmers_without_layout_class) {
     TempDir dir("no_class");
     carbon::write_test_tokenizer(dir.path, compact());
