@@ -1,11 +1,14 @@
 // libFuzzer entry point for the FASTA reader: any input must either parse or raise carbon::Error,
-// never crash, hang or trip a sanitizer. Built by run_libfuzzer.sh (clang) or mutation_driver.cpp.
+// never crash, hang or trip a sanitizer. Built by run_libfuzzer.sh (clang) or tests/fuzz/mutation_driver.cpp.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "carbon/common.h"
 #include "carbon/storage/fasta.h"
+#include "fuzz_target.h"
+
+std::vector<std::string> carbon_fuzz_seeds() { return {">a\nACGT\n", ">\nacgtn\r\n\r\n>b desc\nRYKM\n", ">x"}; }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

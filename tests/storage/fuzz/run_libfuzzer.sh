@@ -9,6 +9,6 @@ OUT=build/fuzz
 mkdir -p "$OUT/corpus"
 cp tests/storage/data/good/*.fa tests/storage/data/bad/*.fa "$OUT/corpus/"
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -Istorage/include -Istorage/src -Iengine/include \
+  -Istorage/include -Istorage/src -Iengine/include -Itests/fuzz \
   tests/storage/fuzz/fuzz_fasta.cpp storage/src/fasta.cpp storage/src/gzip_reader.cpp -lz -o "$OUT/fuzz_fasta_libfuzzer"
 "$OUT/fuzz_fasta_libfuzzer" -max_total_time="$SECS" -max_len=65536 -timeout=10 "$OUT/corpus"

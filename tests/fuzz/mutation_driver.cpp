@@ -1,6 +1,7 @@
-// A bounded random-mutation fuzz driver for machines and CI runs without libFuzzer: seeds from
-// a corpus folder, mutates (flip, insert, delete, splice, special bytes), runs for --seconds.
-// Exit 0 when the time is up; a crash or sanitizer report ends the process with its own status.
+// A bounded random-mutation fuzz driver for machines and CI runs without libFuzzer, shared by
+// every fuzz target: seeds from the target (carbon_fuzz_seeds) and a corpus folder, mutates
+// (flip, insert, delete, splice, special bytes), runs for --seconds. Exit 0 when the time is up;
+// a crash or sanitizer report ends the process with its own status.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+#include "fuzz_target.h"
 
 int main(int argc, char** argv) {
     double seconds = 30;
@@ -28,18 +29,22 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    std::vector<std::string> pool = {">a\nACGT\n", ">\nacgtn\r\n\r\n>b desc\nRYKM\n", "", ">x"};
+    const std::string name = std::filesystem::path(argv[0]).filename().string();
+    std::vector<std::string> pool = carbon_fuzz_seeds();
+    pool.push_back("");
     if (!corpus.empty() && std::filesystem::is_directory(corpus))
         for (const auto& e : std::filesystem::directory_iterator(corpus)) {
             std::ifstream f(e.path(), std::ios::binary);
             std::stringstream ss;
             ss << f.rdbuf();
-            if (ss.str().size() < (1 << 16)) pool.push_back(ss.str());
+            if (ss.str().size() < (1 << 18)) pool.push_back(ss.str());
         }
-    std::printf("fuzz_fasta: seed %llu, %zu seeds, %.0f s\n", static_cast<unsigned long long>(seed), pool.size(), seconds);
+    std::printf("%s: seed %llu, %zu seeds, %.0f s\n", name.c_str(), static_cast<unsigned long long>(seed), pool.size(), seconds);
     std::fflush(stdout);
     std::mt19937_64 rng(seed);
-    static const char kSpecial[] = ">\n\r\t ACGTNacgtn-*;0\x00\xff\x1f\x8b";
+    // Bytes that matter to one parser or another: FASTA/VCF syntax, JSON syntax, digits and signs
+    // of numbers, NUL, 0xff, the gzip magic.
+    static const char kSpecial[] = ">\n\r\t ACGTNacgtn-*;0\x00\xff\x1f\x8b{}[]\":,.e9-+#";
     const auto t0 = std::chrono::steady_clock::now();
     size_t runs = 0;
     while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
@@ -56,9 +61,9 @@ int main(int argc, char** argv) {
             }
         }
         LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size());
-        if (s.size() < (1 << 14) && rng() % 16 == 0) pool.push_back(s);
+        if (s.size() < (1 << 18) && rng() % 16 == 0) pool.push_back(s);
         ++runs;
     }
-    std::printf("fuzz_fasta: %zu inputs, no crash\n", runs);
+    std::printf("%s: %zu inputs, no crash\n", name.c_str(), runs);
     return 0;
 }
