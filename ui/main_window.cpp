@@ -7,6 +7,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QScreen>
 #include <QStyle>
@@ -32,6 +33,7 @@
 #include "sequence_document.h"
 #include "sequence_editor.h"
 #include "run_log.h"
+#include "sequence_file.h"
 #include "theme.h"
 #include "welcome_page.h"
 
@@ -324,18 +326,24 @@ void MainWindow::loadModel(const QString& dir) {
 }
 
 bool MainWindow::openSequenceFile(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, f.errorString()), 8000);
+    // The same reader and messages as carbon-cli and the project import (FILE:LINE:COL); the
+    // editor takes the first record and says so when there are more.
+    QByteArray bases;
+    QString note;
+    try {
+        const SequenceFile f = readSequenceFile(path);
+        bases = f.bases;
+        if (f.records > 1) note = tr(" (the first of its %1 records: %2; import the file into a project for all of them)").arg(f.records).arg(f.name);
+    } catch (const std::exception& e) {
+        const QString text = tr("Cannot open %1: %2").arg(path, QString::fromUtf8(e.what()));
+        statusBar()->showMessage(text, 15000);
+        runLog_->note(text);
         return false;
     }
-    // First record only: everything after a second '>' header is ignored.
-    QByteArray text = f.readAll();
-    const qsizetype second = text.indexOf("\n>", text.startsWith('>') ? 0 : -1);
-    if (second >= 0) text.truncate(second);
-    undo_->push(new ReplaceBasesCommand(doc_, 0, doc_->size(), SequenceDocument::normalizeBases(text)));
+    undo_->push(new ReplaceBasesCommand(doc_, 0, doc_->size(), bases));
     editor_->setSelection(0, 0);
     setWindowFilePath(path);
+    statusBar()->showMessage(tr("Opened %1: %2 bp%3").arg(QFileInfo(path).fileName(), QLocale().toString(bases.size()), note), 8000);
     return true;
 }
 
