@@ -1,6 +1,8 @@
 // A bounded random-mutation fuzz driver for machines and CI runs without libFuzzer: seeds from
-// a corpus folder, mutates (flip, insert, delete, splice, special bytes), runs for --seconds.
-// Exit 0 when the time is up; a crash or sanitizer report ends the process with its own status.
+// corpus folders (--corpus, repeatable; --suffix keeps only files whose names end so), mutates
+// (flip, insert, delete, splice, special bytes of FASTA and VCF), runs for --seconds and prints
+// the seeds and the number of inputs run. Exit 0 when the time is up; a crash or sanitizer report
+// ends the process with its own status.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -16,30 +18,47 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 int main(int argc, char** argv) {
     double seconds = 30;
-    std::string corpus;
+    std::vector<std::string> corpora;
+    std::string suffix;
     uint64_t seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--seconds") seconds = std::atof(argv[i + 1]);
-        else if (a == "--corpus") corpus = argv[i + 1];
+        else if (a == "--corpus") corpora.push_back(argv[i + 1]);
+        else if (a == "--suffix") suffix = argv[i + 1];
         else if (a == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
         else {
-            std::fprintf(stderr, "usage: %s [--seconds S] [--corpus DIR] [--seed N]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--seconds S] [--corpus DIR]... [--suffix .EXT] [--seed N]\n", argv[0]);
             return 2;
         }
     }
-    std::vector<std::string> pool = {">a\nACGT\n", ">\nacgtn\r\n\r\n>b desc\nRYKM\n", "", ">x"};
-    if (!corpus.empty() && std::filesystem::is_directory(corpus))
+    const std::string name = std::filesystem::path(argv[0]).filename().string();
+    std::vector<std::string> pool = {">a\nACGT\n", ">\nacgtn\r\n\r\n>b desc\nRYKM\n", "", ">x",
+                                     "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\nseq1\t2\t.\tC\tG,T\n"};
+    size_t corpus_bytes = 0;
+    for (const std::string& corpus : corpora) {
+        if (!std::filesystem::is_directory(corpus)) {
+            std::fprintf(stderr, "%s: --corpus %s is not a folder\n", name.c_str(), corpus.c_str());
+            return 2;
+        }
         for (const auto& e : std::filesystem::directory_iterator(corpus)) {
+            const std::string file = e.path().filename().string();
+            if (!suffix.empty() && (file.size() < suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0))
+                continue;
             std::ifstream f(e.path(), std::ios::binary);
             std::stringstream ss;
             ss << f.rdbuf();
-            if (ss.str().size() < (1 << 16)) pool.push_back(ss.str());
+            if (ss.str().size() < (1 << 16)) {
+                pool.push_back(ss.str());
+                corpus_bytes += ss.str().size();
+            }
         }
-    std::printf("fuzz_fasta: seed %llu, %zu seeds, %.0f s\n", static_cast<unsigned long long>(seed), pool.size(), seconds);
+    }
+    std::printf("%s: seed %llu, %zu seeds (%zu bytes from the corpus), %.0f s\n", name.c_str(), static_cast<unsigned long long>(seed),
+                pool.size(), corpus_bytes, seconds);
     std::fflush(stdout);
     std::mt19937_64 rng(seed);
-    static const char kSpecial[] = ">\n\r\t ACGTNacgtn-*;0\x00\xff\x1f\x8b";
+    static const char kSpecial[] = ">\n\r\t ACGTNacgtn-*;0\x00\xff\x1f\x8b#,.9";
     const auto t0 = std::chrono::steady_clock::now();
     size_t runs = 0;
     while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
@@ -59,6 +78,6 @@ int main(int argc, char** argv) {
         if (s.size() < (1 << 14) && rng() % 16 == 0) pool.push_back(s);
         ++runs;
     }
-    std::printf("fuzz_fasta: %zu inputs, no crash\n", runs);
+    std::printf("%s: %zu inputs, no crash\n", name.c_str(), runs);
     return 0;
 }

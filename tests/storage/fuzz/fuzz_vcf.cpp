@@ -1,0 +1,27 @@
+// libFuzzer entry point for the VCF panel reader: any input must either parse or raise
+// carbon::Error, never crash, hang or trip a sanitizer; what it returns must be SNVs that are
+// inside the reference, with REF the reference's base and ALT another of A/C/G/T. Built by
+// run_libfuzzer.sh (clang) or with mutation_driver.cpp (CTest storage.fuzz_vcf).
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "carbon/common.h"
+#include "carbon/storage/vcf.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    static const std::string kRef = "ACGTACGTACGTNNacgtRYACGTACGTAC";  // soft-masked and IUPAC bases too
+    try {
+        const carbon::storage::VcfPanel p = carbon::storage::read_vcf_panel_text(text, "fuzz.vcf", "seq1", kRef);
+        for (const carbon::storage::VcfSnv& v : p.snvs) {
+            if (v.position < 0 || size_t(v.position) >= kRef.size()) __builtin_trap();
+            if (v.ref != std::toupper(static_cast<unsigned char>(kRef[size_t(v.position)]))) __builtin_trap();
+            if (v.alt == v.ref || std::string_view("ACGT").find(v.alt) == std::string_view::npos) __builtin_trap();
+        }
+        if (p.snvs.size() + p.skipped.size() > size) __builtin_trap();  // never more records than bytes
+    } catch (const carbon::Error&) {
+    }
+    return 0;
+}
