@@ -5,14 +5,20 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "carbon/common.h"
 #include "carbon/storage/vcf.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    static const std::string kRef = "ACGTACGTACGTNNacgtRYACGTACGTAC";  // soft-masked and IUPAC bases too
+    // Soft-masked and IUPAC bases too; on the heap without a terminator, so that ASan sees any
+    // read past its end.
+    static const std::string kText = "ACGTNacg";  // short: POS past its end takes one digit
+    static const std::vector<char> kBases(kText.begin(), kText.end());
+    const std::string_view kRef(kBases.data(), kBases.size());
     try {
         const carbon::storage::VcfPanel p = carbon::storage::read_vcf_panel_text(text, "fuzz.vcf", "seq1", kRef);
         for (const carbon::storage::VcfSnv& v : p.snvs) {

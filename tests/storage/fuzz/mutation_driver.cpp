@@ -1,6 +1,7 @@
 // A bounded random-mutation fuzz driver for machines and CI runs without libFuzzer: seeds from
 // corpus folders (--corpus, repeatable; --suffix keeps only files whose names end so), mutates
-// (flip, insert, delete, splice, special bytes of FASTA and VCF), runs for --seconds and prints
+// (flip, insert, delete, splice, special bytes of FASTA and VCF, numbers set to boundary
+// values), runs for --seconds and prints
 // the seeds and the number of inputs run. Exit 0 when the time is up; a crash or sanitizer report
 // ends the process with its own status.
 #include <chrono>
@@ -66,12 +67,22 @@ int main(int argc, char** argv) {
         const int edits = 1 + int(rng() % 8);
         for (int k = 0; k < edits; ++k) {
             const size_t at = s.empty() ? 0 : rng() % (s.size() + 1);
-            switch (rng() % 5) {
+            switch (rng() % 6) {
                 case 0: if (!s.empty() && at < s.size()) s[at] = char(rng()); break;
                 case 1: s.insert(at, 1, kSpecial[rng() % (sizeof kSpecial - 1)]); break;
                 case 2: if (at < s.size()) s.erase(at, 1 + rng() % 8); break;
                 case 3: { const std::string& o = pool[rng() % pool.size()]; if (!o.empty()) s.insert(at, o.substr(rng() % o.size(), 1 + rng() % 64)); break; }
-                default: s.insert(at, std::string(1 + rng() % 300, kSpecial[rng() % (sizeof kSpecial - 1)])); break;
+                case 4: s.insert(at, std::string(1 + rng() % 300, kSpecial[rng() % (sizeof kSpecial - 1)])); break;
+                default: {  // the next number from `at` on becomes a boundary value (positions, lengths)
+                    static const uint64_t kNumbers[] = {0, 1, 2, 3, 7, 8, 9, 10, 15, 16, 17, 31, 32, 33, 63, 64, 65, 99, 100, 101, 255, 256,
+                                                        1000, 65535, 65536, 2147483647ull, 4294967296ull, 999999999999999ull};
+                    const size_t d = s.find_first_of("0123456789", at);
+                    if (d == std::string::npos) break;
+                    const size_t e = std::min(s.find_first_not_of("0123456789", d), s.size());
+                    const uint64_t v = rng() % 4 ? kNumbers[rng() % (sizeof kNumbers / sizeof kNumbers[0])] : rng() % 1000;
+                    s.replace(d, e - d, std::to_string(v));
+                    break;
+                }
             }
         }
         LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size());
