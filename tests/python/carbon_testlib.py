@@ -101,13 +101,18 @@ class Checks:
         return 1 if self.failures else 0
 
 
-def as_nobody():
+def as_nobody(probe=None):
     """A prefix that runs a command as the unprivileged user 'nobody' when this process is root
-    (permission bits do not stop root), or [] when it is not root; None when that cannot be done."""
+    (permission bits do not stop root), or [] when it is not root; None when that cannot be done
+    (no setpriv, or `probe`, a command such as [CLI, "--help"], does not run as nobody: a build
+    tree that only root can read)."""
     import shutil
     if os.geteuid() != 0:
         return []
     setpriv = shutil.which("setpriv")
     if not setpriv:
         return None
-    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    if probe and subprocess.run(prefix + [str(c) for c in probe], capture_output=True).returncode != 0:
+        return None
+    return prefix

@@ -98,9 +98,9 @@ def main():
     con.close()
 
     # Read-only file and read-only folder: list and export read; import refuses and changes nothing.
-    prefix = as_nobody()
+    prefix = as_nobody(probe=[CLI, "--help"])
     if prefix is None:
-        print("SKIP (read-only cases): running as root without setpriv, permissions cannot be tested")
+        print("SKIP (read-only cases): as root, without setpriv or a build tree that user nobody can run, permissions cannot be tested")
     else:
         ro_dir = os.path.join(W, "ro")
         if os.path.exists(ro_dir):
