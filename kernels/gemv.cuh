@@ -55,13 +55,7 @@
 
 #include "cuda_portable.cuh"
 
-// Full unrolling keeps the accumulator arrays in registers (nvcc); g++ knows no `#pragma unroll`.
-#if CARBON_KERNEL_ON_HOST
-#define CARBON_GEMV_UNROLL
-#else
-#define CARBON_GEMV_UNROLL _Pragma("unroll")
-#endif
-
+// Full unrolling (CARBON_UNROLL, cuda_portable.cuh) keeps the accumulator arrays in registers.
 namespace carbon::kern {
 
 inline constexpr int kGemvThreads = 128;        // 4 warps per block
@@ -170,7 +164,7 @@ __global__ void __launch_bounds__(kGemvThreads)
     // The tile's weight rows; rows past n or out of range are skipped (their outputs are not real).
     const Tw* wrow[kGemvRows];
     bool live[kGemvRows];
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
     for (int r = 0; r < kGemvRows; ++r) {
         const long long row = j0 + r < n ? weight_row(rows, j0 + r, w_rows) : -1;
         live[r] = row >= 0;
@@ -183,31 +177,31 @@ CARBON_GEMV_UNROLL
     if constexpr (kBug == GemvBug::drop_last_chunk) c_end -= 1;
 
     float acc[kGemvRows][kBatch];
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
     for (int r = 0; r < kGemvRows; ++r)
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
         for (int b = 0; b < kBatch; ++b) acc[r][b] = 0.0f;
 
     for (int c = c_begin + static_cast<int>(threadIdx.x); c < c_end; c += kGemvThreads) {
         const long long offset = static_cast<long long>(c) * kGemvChunk;
         float wf[kGemvRows][8];
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
         for (int r = 0; r < kGemvRows; ++r) {
             if (live[r]) {
                 load8(wrow[r] + offset, wf[r]);
             } else {
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
                 for (int e = 0; e < 8; ++e) wf[r][e] = 0.0f;
             }
         }
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
         for (int b = 0; b < kBatch; ++b) {
             if (b >= batch) break;
             float xf[8];
             load8(x + static_cast<long long>(b) * ldx + offset, xf);
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
             for (int r = 0; r < kGemvRows; ++r)
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
                 for (int e = 0; e < 8; ++e) acc[r][b] = fmaf(xf[e], wf[r][e], acc[r][b]);
         }
     }
@@ -217,15 +211,15 @@ CARBON_GEMV_UNROLL
     // Thread t < 4 * kValues adds lanes 0..31 of warp t / kValues for accumulator t % kValues; the
     // pad of 33 makes those reads, and the stores before them, free of bank conflicts.
     const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
     for (int r = 0; r < kGemvRows; ++r)
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
         for (int b = 0; b < kBatch; ++b) all_acc[warp][r * kBatch + b][lane] = acc[r][b];
     if constexpr (kBug != GemvBug::skip_barrier) __syncthreads();
     if (t < kWarps * kValues) {
         const int v = t % kValues, q = t / kValues;
         float s = all_acc[q][v][0];
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
         for (int i = 1; i < 32; ++i) s += all_acc[q][v][i];
         part_sums[q][v] = s;
     }
@@ -237,7 +231,7 @@ CARBON_GEMV_UNROLL
     float total = 0.0f;
     if (mine) {
         total = part_sums[0][lane];
-CARBON_GEMV_UNROLL
+CARBON_UNROLL
         for (int q = 1; q < kWarps; ++q) total += part_sums[q][lane];
     }
     const float nan = __int_as_float(0x7fc00000);
