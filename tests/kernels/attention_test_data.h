@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,11 +37,12 @@ struct Shape {
     std::vector<Sequence> seqs;
     unsigned seed = 1;
 
+    // (A stream, not "..." + std::to_string(): g++ 12 -O3 warns falsely on that (-Wrestrict) under nvcc.)
     std::string name() const {
-        std::string s = "heads " + std::to_string(n_heads) + "/" + std::to_string(n_kv_heads) + ", d " +
-                        std::to_string(head_dim) + ", page " + std::to_string(page_tokens) + ", seqs";
-        for (const auto& q : seqs) s += " " + std::to_string(q.cached) + "+" + std::to_string(q.n_new);
-        return s;
+        std::ostringstream os;
+        os << "heads " << n_heads << "/" << n_kv_heads << ", d " << head_dim << ", page " << page_tokens << ", seqs";
+        for (const auto& q : seqs) os << " " << q.cached << "+" << q.n_new;
+        return os.str();
     }
 };
 
