@@ -30,8 +30,11 @@ using type_identity_t = typename type_identity<T>::type;
 #ifndef CARBON_UNROLL
 #if defined(__CUDA_ARCH__)
 #define CARBON_UNROLL _Pragma("unroll")
+#define CARBON_UNROLL_PRAGMA(x) _Pragma(#x)
+#define CARBON_UNROLL_BY(n) CARBON_UNROLL_PRAGMA(unroll n)
 #else
 #define CARBON_UNROLL
+#define CARBON_UNROLL_BY(n)
 #endif
 #endif
 
