@@ -6,6 +6,7 @@
 //   CARBON_SHARED(T, name);        a static __shared__ variable, T may be an array type: float[32]
 //   CARBON_DYNAMIC_SMEM(T, name);  T* name pointing at the dynamic shared memory (16-byte aligned)
 //   CARBON_KERNEL_ON_HOST          1 under the host layer, 0 under nvcc
+//   CARBON_UNROLL                  #pragma unroll in nvcc's device pass, nothing elsewhere (g++ warns on it)
 #pragma once
 
 #include <cuda_bf16.h>
@@ -24,6 +25,18 @@ struct type_identity {
 template <class T>
 using type_identity_t = typename type_identity<T>::type;
 }  // namespace carbon::kern::detail
+
+// Only nvcc's device pass: its host pass hands _Pragma("unroll") to the host compiler, which warns.
+#ifndef CARBON_UNROLL
+#if defined(__CUDA_ARCH__)
+#define CARBON_UNROLL _Pragma("unroll")
+#define CARBON_UNROLL_PRAGMA(x) _Pragma(#x)
+#define CARBON_UNROLL_BY(n) CARBON_UNROLL_PRAGMA(unroll n)
+#else
+#define CARBON_UNROLL
+#define CARBON_UNROLL_BY(n)
+#endif
+#endif
 
 #if defined(__CUDACC__)
 

@@ -107,7 +107,7 @@ signals:
     void loadSequenceRequested(qint64 id);
     void saveSequenceRequested(quint64 token, qint64 id, const QString& name, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
     void importFastaRequested(const QString& path);
-    void importVcfRequested(const QString& path, const QString& sequenceName);
+    void importVcfRequested(const QString& path, qint64 sequenceId);
     void storeRunRequested(const carbon::ui::RunToStore& run);
     void designFlagRequested(qint64 designId, const QString& flag);
     void exportRequested(const carbon::ui::ExportRequest& request);

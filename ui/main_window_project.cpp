@@ -133,6 +133,7 @@ void MainWindow::setupProject() {
         if (token == saveToken_) saveInFlight_ = false;
     });
     connect(store_, &ProjectStore::sampleFailed, this, [this] { sampleFiles_.reset(); });
+    connect(store_, &ProjectStore::waiting, this, [this](const QString& text) { statusBar()->showMessage(text, 6000); });
     connect(store_, &ProjectStore::failed, this, [this](const QString& what, const QString& error) {
         const QString text = tr("%1 failed: %2").arg(what, error);
         statusBar()->showMessage(text, 15000);
@@ -390,7 +391,7 @@ void MainWindow::importVcf(const QString& path) {
         return;
     }
     flushAutosave();  // REF is checked against the stored bases
-    emit importVcfRequested(path, sequenceName());
+    emit importVcfRequested(path, sequenceId_);  // by id: names need not be unique in a project
 }
 
 void MainWindow::exportDesignsInteractive(ExportFormat format) {

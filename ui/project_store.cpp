@@ -12,6 +12,7 @@
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
 #include "carbon/storage/project.h"
+#include "carbon/storage/recovery.h"
 
 namespace carbon::ui {
 
@@ -150,6 +151,13 @@ void ProjectStore::open(const QString& path, bool create) {
     try {
         st::OpenOptions o;
         o.create = create;
+        o.busy_timeout_ms = writeWaitSeconds_ * 1000;
+        o.on_wait = [this, path](double waited, double limit) {
+            emit waiting(tr("Waiting for another program writing to %1 (%2 s so far, at most %3 s)...")
+                             .arg(QFileInfo(path).fileName())
+                             .arg(qRound(waited))
+                             .arg(qRound(limit)));
+        };
         // The integrity check runs after the listing is shown (below), on this thread, before any
         // queued write: reading a large project's pages must not delay its window.
         o.check = st::IntegrityCheck::None;
@@ -268,17 +276,16 @@ void ProjectStore::importFasta(const QString& path) {
     }
 }
 
-void ProjectStore::importVcf(const QString& path, const QString& sequenceName) {
+void ProjectStore::importVcf(const QString& path, qint64 sequenceId) {
     if (!requireOpen(tr("Import VCF"))) return;
     try {
-        const st::VcfImportResult r = st::import_vcf(*project_, path.toStdString(), sequenceName.toStdString());
+        const st::VcfImportResult r = st::import_vcf(*project_, path.toStdString(), int64_t(sequenceId));
         QStringList skipped;
         for (const std::string& s : r.skipped) skipped << q(s);
         emit variantsImported(tr("%1: %n SNV(s) imported", nullptr, int(r.imported)).arg(QFileInfo(path).fileName()) +
                                   (skipped.isEmpty() ? QString() : tr(", %n record(s) skipped", nullptr, int(skipped.size()))),
                               skipped);
-        if (const auto s = project_->find_sequence(sequenceName.toStdString()))
-            emit variantsListed(s->id, importedVariants(*project_, s->id));
+        emit variantsListed(sequenceId, importedVariants(*project_, sequenceId));
     } catch (const std::exception& e) {
         emit failed(tr("Import VCF"), QString::fromUtf8(e.what()));
     }
@@ -296,19 +303,33 @@ void ProjectStore::storeRun(const RunToStore& run) {
         st::Run r = st::make_run(run.modelDir.toStdString(), run.backend.toStdString(), "generate", run.request.sampling.seed,
                                  std::move(settings));
         QList<StoredDesign> stored;
-        st::Transaction t(*project_);  // the run, every design, its tracks and regions: all or nothing
-        const int64_t sequenceId = run.sequenceId && project_->sequence(run.sequenceId) ? run.sequenceId : 0;
-        const int64_t runId = project_->begin_run(r);
-        for (qsizetype i = 0; i < run.designs.size(); ++i) {
-            const Design& d = run.designs[i];
-            std::vector<st::Track> tracks;
-            if (size_t(i) < run.tracks.size()) tracks = st::base_score_tracks(run.tracks[size_t(i)]);
-            st::DesignRecord rec = st::design_record(d, runId, sequenceId);
-            const int64_t id = project_->add_design(rec, std::move(tracks), st::design_regions(run.request.template_iupac, d.bases.size()));
-            if (auto back = project_->design(id)) stored.append(toStored(*back));
+        int64_t runId = 0;
+        // The run, every design, its tracks and regions: all or nothing; kept in a recovery
+        // project when the project cannot take it.
+        const st::StoreOutcome outcome = st::store_or_keep(*project_, [&](st::Project& p) {
+            stored.clear();
+            const int64_t sequenceId = run.sequenceId && p.sequence(run.sequenceId) ? run.sequenceId : 0;
+            runId = p.begin_run(r);
+            for (qsizetype i = 0; i < run.designs.size(); ++i) {
+                const Design& d = run.designs[i];
+                std::vector<st::Track> tracks;
+                if (size_t(i) < run.tracks.size()) tracks = st::base_score_tracks(run.tracks[size_t(i)]);
+                st::DesignRecord rec = st::design_record(d, runId, sequenceId);
+                const int64_t id = p.add_design(rec, std::move(tracks), st::design_regions(run.request.template_iupac, d.bases.size()));
+                if (auto back = p.design(id)) stored.append(toStored(*back));
+            }
+            p.finish_run(runId, "finished", run.basesPerSecond);
+        });
+        if (!outcome.stored) {
+            const QString where = outcome.kept_in.empty()
+                                      ? tr("Keeping it in a recovery project failed too: %1. The designs are still in the designs table: "
+                                           "export them now.")
+                                            .arg(q(outcome.keep_error))
+                                      : tr("Nothing of it is in the project; it is kept whole in %1 (store it later with "
+                                           "carbon-cli project import %2 --recover %1).")
+                                            .arg(q(outcome.kept_in), q(project_->path()));
+            throw Error(outcome.error + "\n" + where.toStdString());
         }
-        project_->finish_run(runId, "finished", run.basesPerSecond);
-        t.commit();
         const auto back = project_->run(runId);
         emit runStored(run.requestId, back ? toStored(*back, int(stored.size())) : StoredRun{}, stored);
     } catch (const std::exception& e) {

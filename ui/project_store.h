@@ -2,7 +2,9 @@
 // application holds; the GUI reaches it through queued signals and gets results back the same
 // way, so neither a 10,000-design listing nor a large import ever runs on the GUI thread.
 // Every write is one transaction (a run with its designs, tracks and regions lands whole, or
-// nothing of it does); errors come back as failed() with the storage layer's message.
+// nothing of it does); errors come back as failed() with the storage layer's message. A write
+// waits up to kWriteWaitSeconds for another program writing to the file, saying so through
+// waiting(); a run that still cannot be stored is kept in a recovery project (failed() names it).
 #pragma once
 
 #include <QObject>
@@ -16,6 +18,8 @@ class Project;
 
 namespace carbon::ui {
 
+constexpr int kWriteWaitSeconds = 60;
+
 class ProjectStore : public QObject {
     Q_OBJECT
 public:
@@ -23,13 +27,15 @@ public:
     ~ProjectStore() override;
 
 public slots:
+    // How long a write waits for another program writing to the file (from the next open).
+    void setWriteWait(int seconds) { writeWaitSeconds_ = seconds; }
     void open(const QString& path, bool create);
     void close();
     void loadSequence(qint64 id);
     // Autosave of the edited sequence: id 0 adds it (sequenceSaved reports the new id).
     void saveSequence(quint64 token, qint64 id, const QString& name, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
     void importFasta(const QString& path);
-    void importVcf(const QString& path, const QString& sequenceName);
+    void importVcf(const QString& path, qint64 sequenceId);  // by id: names need not be unique
     void storeRun(const carbon::ui::RunToStore& run);
     void setDesignFlag(qint64 designId, const QString& flag);
     void exportFile(const carbon::ui::ExportRequest& request);
@@ -56,11 +62,14 @@ signals:
     void designTracks(quint64 token, const QList<qint64>& designIds, const QList<QVector<float>>& values);
     // `what` says which operation failed ("Import FASTA", "Open project", ...).
     void failed(const QString& what, const QString& error);
+    // While a write waits for another program writing to the project (every few seconds).
+    void waiting(const QString& text);
 
 private:
     bool requireOpen(const QString& what);
 
     std::unique_ptr<carbon::storage::Project> project_;
+    int writeWaitSeconds_ = kWriteWaitSeconds;
 };
 
 // Registers the project types used in queued signals (call once before connecting).

@@ -1,6 +1,6 @@
 // A small FASTA reader for carbon-cli (the project-file importer in storage/ is the full one):
-// multi-record, any line width, CRLF, blank lines, a UTF-8 byte order mark; lowercase kept as
-// is. Errors name the file and the 1-based line. No gzip (decompress first).
+// multi-record, any line width, LF or CRLF, blank lines, a UTF-8 byte order mark; lowercase kept
+// as is. Errors name the file, line and column. No gzip (decompress first).
 #pragma once
 
 #include <string>
@@ -15,8 +15,11 @@ struct FastaRecord {
     size_t line = 0;          // line of the header
 };
 
-// Error for a file that cannot be read, holds no record, has sequence before the first header,
-// a header without a name, or a character that is not a letter, '-', '*' or '.'.
+// Error for a file that cannot be read or is a folder, holds no record, has sequence before the
+// first header, a header without a name or longer than 1 MiB, a record without bases, a byte that
+// is not a letter, '-', '*' or '.' (a NUL byte: a binary file, refused at the first one), a
+// carriage return not followed by a line feed (classic Mac line endings), or more bases than
+// half the memory available. A device or pipe is read as a stream.
 std::vector<FastaRecord> read_fasta(const std::string& path);
 
 }  // namespace carbon::cli

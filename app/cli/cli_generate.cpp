@@ -53,7 +53,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
     if (wants_help(argv, kGenerateUsage)) return 0;
     Args a(argv,
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
-            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "draft", "draft-tokens", "draft-verify"},
+            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "project-wait", "draft", "draft-tokens", "draft-verify"},
            {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
     if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
@@ -85,6 +85,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
     }
     req.max_backtracks = size_t(a.integer("max-backtracks", 512, 0, 1 << 30));
     const std::string out_path = a.required("out");
+    const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
 
     auto m = load_model_from_args(a);
     req.context_tokens = size_t(m->config().max_position_embeddings);
@@ -150,7 +151,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
                  bp / secs, generation_mode_name(req.mode), m->backend().describe().c_str(), out_path.c_str());
 
     // --project: the run with every setting and its designs (with regions) into a project file.
-    if (auto project = a.get("project")) {
+    if (project) {
         // The request's own settings and the speculative figures are added by store_generation.
         RunSettings s = {{"threads", a.get_or("threads", "")}, {"draft", a.get_or("draft", "")}};
         if (ss.used) s.push_back({"draft_tokens", std::to_string(spec.draft_tokens)});
@@ -169,7 +170,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
             if (t.size() >= c + r.designs[i].bases.size())
                 tracks[i].assign(t.begin() + long(c), t.begin() + long(c + r.designs[i].bases.size()));
         }
-        store_generation(*project, *m, req, r, tracks, s, bp / secs);
+        store_generation(*project, *m, req, r, tracks, s, bp / secs, "the designs are in " + out_path);
     }
     return 0;
 }

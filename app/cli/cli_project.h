@@ -1,8 +1,10 @@
-// carbon-cli's bridge to project files (storage/): `carbon-cli project ...` and the --project
-// option of generate / score / variant / ism. Engine results are mapped to storage's plain
-// structs here. Built without storage, every entry point throws a clear Error.
+// carbon-cli's bridge to project files (storage/): `carbon-cli project ...` (cli_project.cpp)
+// and the --project option of generate / score / variant / ism (cli_project_store.cpp). Engine
+// results are mapped to storage's plain structs there. Built without storage, every entry point
+// throws a clear Error.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "carbon/model.h"
 #include "carbon/scoring.h"
 #include "carbon/variants.h"
+#include "cli_args.h"
 
 namespace carbon::cli {
 
@@ -22,19 +25,36 @@ using RunSettings = std::vector<std::pair<std::string, std::string>>;
 
 int cmd_project(const std::vector<std::string>& args);
 
-// Each stores one run and its results in one transaction per logical unit (a design with its
-// regions lands whole). `bases_per_second` 0 when not measured.
-// `design_tracks[i]` is the per-base track of result.designs[i] (scored in its context and
-// flank); empty vectors store no tracks. store_generation stores every setting of the request and
-// the speculative figures itself; `settings` adds the command line's own (threads, draft).
-void store_generation(const std::string& project, const Model& model, const DesignRequest& request, const GenerationResult& result,
+// Where --project results go, and how long to wait for another program writing to the file.
+struct ProjectTarget {
+    std::string path;
+    double wait_s = 300;
+};
+// The default of --project-wait and of `project import --wait`, in seconds.
+constexpr double kDefaultProjectWait = 300;
+
+// --project FILE [--project-wait SECONDS] of `a`, checked before any work is done, so that a
+// wrong path is refused before minutes of computing: an existing file must be a Carbon Studio
+// project this program may write (one of an earlier version is brought up to date now); a
+// missing one needs a folder that exists and can be written (it is created only when the
+// results are stored). nullopt without --project.
+std::optional<ProjectTarget> project_target(const Args& a);
+
+// Each stores one run and all its results in one transaction: everything or nothing. When the
+// project cannot take them (locked longer than the wait, a full disk, a read-only file), they
+// are kept whole in a recovery project beside it and the Error says where and how to store it
+// (`project import P --recover R`); `elsewhere` adds where else the results are ("the designs
+// are in OUT"). `design_tracks[i]` is the per-base track of result.designs[i] (scored in its
+// context and flank); empty vectors store no tracks. store_generation stores every setting of
+// the request and the speculative figures itself; `settings` adds the command line's own.
+void store_generation(const ProjectTarget& project, const Model& model, const DesignRequest& request, const GenerationResult& result,
                       const std::vector<std::vector<BaseScore>>& design_tracks, const RunSettings& settings,
-                      double bases_per_second);
-void store_scores(const std::string& project, const Model& model, const std::vector<NamedSequence>& records,
+                      double bases_per_second, const std::string& elsewhere);
+void store_scores(const ProjectTarget& project, const Model& model, const std::vector<NamedSequence>& records,
                   const std::vector<SequenceScore>& scores, const RunSettings& settings, double bases_per_second);
-void store_variant(const std::string& project, const Model& model, const NamedSequence& record, const VariantScore& score,
+void store_variant(const ProjectTarget& project, const Model& model, const NamedSequence& record, const VariantScore& score,
                    const RunSettings& settings);
-void store_ism(const std::string& project, const Model& model, const NamedSequence& record, const IsmResult& result,
-               const RunSettings& settings);
+void store_ism(const ProjectTarget& project, const Model& model, const NamedSequence& record, const IsmResult& result,
+               const RunSettings& settings, const std::string& elsewhere);
 
 }  // namespace carbon::cli

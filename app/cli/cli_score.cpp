@@ -27,7 +27,7 @@ namespace {
 
 const char* kScoreUsage = R"(usage: carbon-cli score --model DIR --in FILE.fasta [--json] [--tracks OUT.tsv] [--tags T1,T2 [--free-tags]]
              [--window TOKENS] [--overlap TOKENS] [--yarn F] [--no-token-score] [--chunk TOKENS]
-             [--backend auto|cpu|cuda] [--threads N] [--quiet]
+             [--backend auto|cpu|cuda] [--threads N] [--quiet] [--project FILE [--project-wait SECONDS]]
   One row per record: name, length, bases_scored, base_mean_logp (FNS marginals, over A/C/G/T
   bases), token_mean_logp (full vocabulary, 6-mers and </dna>). --tracks writes per-base rows:
   name, pos (1-based), base, logp, p_A, p_C, p_G, p_T, entropy_bits. Records longer than the
@@ -38,6 +38,7 @@ const char* kScoreUsage = R"(usage: carbon-cli score --model DIR --in FILE.fasta
 
 const char* kVariantUsage = R"(usage: carbon-cli variant --model DIR --in FILE.fasta [--record NAME] --pos P [--ref B] --alt B
              [--window BP] [--rc] [--tags T1,T2 [--free-tags]] [--json] [--yarn F] [--backend ...] [--threads N]
+             [--project FILE [--project-wait SECONDS]]
   P is 1-based. Prints site_log_odds = log p(ref) - log p(alt) (FNS marginal at the site) and
   window_delta = S(alt) - S(ref), S the base-level mean log p over --window bases (default 8192)
   centred on the site; with --rc also the reverse-complement delta and the mean of both.
@@ -45,6 +46,7 @@ const char* kVariantUsage = R"(usage: carbon-cli variant --model DIR --in FILE.f
 
 const char* kIsmUsage = R"(usage: carbon-cli ism --model DIR --in FILE.fasta [--record NAME] --region START-END --out FILE.tsv
              [--exact] [--window BP] [--tags T1,T2 [--free-tags]] [--yarn F] [--backend ...] [--threads N] [--quiet]
+             [--project FILE [--project-wait SECONDS]]
   Every position of START-END (1-based, inclusive) times its three alternative bases. TSV: pos,
   ref, alt, score. Fast (default): log p(alt) - log p(ref) from the marginal at the base, one pass.
   --exact: S(mutant) - S(reference) over --window bases (default 8192) centred on the region.
@@ -132,7 +134,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 int cmd_score(const std::vector<std::string>& argv) {
     if (wants_help(argv, kScoreUsage)) return 0;
-    Args a(argv, {"model", "in", "tracks", "tags", "window", "overlap", "yarn", "backend", "threads", "chunk", "project"},
+    Args a(argv, {"model", "in", "tracks", "tags", "window", "overlap", "yarn", "backend", "threads", "chunk", "project", "project-wait"},
            {"json", "no-token-score", "free-tags", "quiet"});
     const std::string in = a.required("in");
     const std::vector<FastaRecord> recs = read_fasta(in);
@@ -141,7 +143,7 @@ int cmd_score(const std::vector<std::string>& argv) {
     o.window_tokens = size_t(a.integer("window", 0, 1, 1ll << 32));
     if (auto ov = a.optional_integer("overlap", 0, 1ll << 32)) o.overlap_tokens = size_t(*ov);
     const std::optional<std::string> tracks_path = a.get("tracks");
-    const std::optional<std::string> project = a.get("project");
+    const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
     o.per_base_track = tracks_path.has_value() || project.has_value();
     std::vector<NamedSequence> stored_records;  // with --project: what the run stores
     std::vector<SequenceScore> stored_scores;
@@ -235,8 +237,9 @@ int cmd_score(const std::vector<std::string>& argv) {
 
 int cmd_variant(const std::vector<std::string>& argv) {
     if (wants_help(argv, kVariantUsage)) return 0;
-    Args a(argv, {"model", "in", "record", "pos", "ref", "alt", "window", "tags", "yarn", "backend", "threads", "chunk", "project"},
+    Args a(argv, {"model", "in", "record", "pos", "ref", "alt", "window", "tags", "yarn", "backend", "threads", "chunk", "project", "project-wait"},
            {"rc", "json", "free-tags", "quiet"});
+    const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
     const std::string in = a.required("in");
     const std::vector<FastaRecord> recs = read_fasta(in);
     const FastaRecord& rec = pick_record(recs, in, a.get("record"));
@@ -283,7 +286,7 @@ int cmd_variant(const std::vector<std::string>& argv) {
         if (vo.reverse_complement) std::printf("\t%s\t%s", num(v.window_delta_rc).c_str(), num(v.window_delta_mean).c_str());
         std::printf("\n");
     }
-    if (auto project = a.get("project"))
+    if (project)
         store_variant(*project, *m, {rec.name, rec.description, rec.sequence}, v,
                       {{"in", in}, {"pos", std::to_string(pos)}, {"alt", std::string(1, alt)}, {"window_bp", std::to_string(vo.window_bp)},
                        {"rc", vo.reverse_complement ? "1" : "0"}, {"tags", vo.scoring.tags}, {"yarn", a.get_or("yarn", "")}});
@@ -292,10 +295,11 @@ int cmd_variant(const std::vector<std::string>& argv) {
 
 int cmd_ism(const std::vector<std::string>& argv) {
     if (wants_help(argv, kIsmUsage)) return 0;
-    Args a(argv, {"model", "in", "record", "region", "out", "window", "tags", "yarn", "backend", "threads", "chunk", "project"},
+    Args a(argv, {"model", "in", "record", "region", "out", "window", "tags", "yarn", "backend", "threads", "chunk", "project", "project-wait"},
            {"exact", "free-tags", "quiet"});
     const std::string in = a.required("in");
     const std::string out_path = a.required("out");
+    const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
     const std::vector<FastaRecord> recs = read_fasta(in);
     const FastaRecord& rec = pick_record(recs, in, a.get("record"));
     const std::string region = a.required("region");
@@ -331,10 +335,11 @@ int cmd_ism(const std::vector<std::string>& argv) {
     for (const IsmEntry& e : r.entries)
         out.stream() << e.position + 1 << '\t' << e.ref << '\t' << e.alt << '\t' << num(e.score) << '\n';
     out.commit();
-    if (auto project = a.get("project"))
+    if (project)
         store_ism(*project, *m, {rec.name, rec.description, rec.sequence}, r,
                   {{"in", in}, {"region", region}, {"exact", io.exact ? "1" : "0"}, {"window_bp", std::to_string(io.window_bp)},
-                   {"tags", io.scoring.tags}, {"yarn", a.get_or("yarn", "")}});
+                   {"tags", io.scoring.tags}, {"yarn", a.get_or("yarn", "")}},
+                  "the mutant scores are in " + out_path);
     if (r.skipped_non_acgt)
         std::fprintf(stderr, "note: %zu position(s) of the region are not A/C/G/T and were skipped\n", r.skipped_non_acgt);
     if (!a.flag("quiet")) {

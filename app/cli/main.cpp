@@ -32,7 +32,7 @@ usage:
              (--length N | --template IUPAC) [--count N] [--mode fns|direct] [--temperature T] [--top-p P]
              [--seed S] [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX] --out FILE.fasta
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
-             [--project FILE]
+             [--project FILE [--project-wait SECONDS]]
              [--backend auto|cpu|cuda] [--threads N] [--free-tags] [--quiet]
   carbon-cli score --model DIR --in FILE.fasta [--json] [--tracks OUT.tsv] [--tags T1,T2] [--window N] [--yarn F]
   carbon-cli variant --model DIR --in FILE.fasta --pos P [--ref B] --alt B [--window BP] [--rc]
@@ -41,9 +41,11 @@ usage:
   carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N] [--batches 1,8]
              [--repeat N] [--json FILE]
 
-  carbon-cli project list FILE | import FILE --fasta IN [--vcf IN --sequence NAME] | export FILE --format F --out OUT
+  carbon-cli project list FILE | import FILE --fasta IN [--vcf IN --sequence NAME] [--recover R] | export FILE --format F --out OUT
              (carbon-cli project --help for the export formats)
-  generate, score, variant and ism take --project FILE to store the run and its results there.
+  generate, score, variant and ism take --project FILE to store the run and its results there,
+  waiting at most --project-wait SECONDS (default 300) for another program writing to it; a run
+  that cannot be stored is kept in a recovery project beside it (the message says where).
 
 Errors go to stderr with exit status 1.
 )";

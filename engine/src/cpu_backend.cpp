@@ -4,7 +4,6 @@
 // transformers uses) over clever rearrangements.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <sstream>
 
@@ -151,37 +150,21 @@ private:
 void CpuBackend::attention(size_t layer, std::span<const ForwardItem> items, const std::vector<size_t>& item_row,
                            const std::vector<SequenceCache*>& caches, const std::vector<size_t>& start, const float* q,
                            float* out) {
-    const size_t group = n_heads_ / n_kv_;
-    const float scale = 1.0f / std::sqrt(float(hd_));
-    const size_t q_stride = n_heads_ * hd_;
-    // Tasks: (row, head) for every appended token of every item.
-    const size_t total_rows = item_row.back();
-    pool_.parallel_for(total_rows * n_heads_, 4, [&](size_t t0, size_t t1, int) {
-        thread_local std::vector<float> scores;
-        for (size_t t = t0; t < t1; ++t) {
-            const size_t row = t / n_heads_, h = t % n_heads_;
-            const size_t item = size_t(std::upper_bound(item_row.begin(), item_row.end(), row) - item_row.begin()) - 1;
-            SequenceCache& s = *caches[item];
-            const size_t pos = start[item] + (row - item_row[item]);  // causal: keys 0..pos
-            const size_t g = h / group;
-            const float* qv = q + row * q_stride + h * hd_;
-            scores.resize(pos + 1);
-            float mx = -std::numeric_limits<float>::infinity();
-            for (size_t j = 0; j <= pos; ++j) {
-                scores[j] = cpu::dot_f32(qv, kv_slot(s, layer, 0, g, j), hd_) * scale;
-                mx = std::max(mx, scores[j]);
-            }
-            float denom = 0.f;
-            for (size_t j = 0; j <= pos; ++j) {
-                scores[j] = std::exp(scores[j] - mx);
-                denom += scores[j];
-            }
-            const float inv = 1.0f / denom;
-            float* o = out + row * q_stride + h * hd_;
-            std::fill(o, o + hd_, 0.f);
-            for (size_t j = 0; j <= pos; ++j) cpu::axpy_f32(scores[j] * inv, kv_slot(s, layer, 1, g, j), o, hd_);
-        }
-    });
+    // Each item's cache as cpu::attention_rows reads it: this layer's keys and values in its blocks.
+    std::vector<std::vector<const float*>> blocks(items.size());
+    std::vector<cpu::KvBlocks> kv(items.size());
+    const size_t head_floats = kBlockTokens * hd_;
+    for (size_t i = 0; i < items.size(); ++i) {
+        for (const auto& b : caches[i]->blocks) blocks[i].push_back(b.get());
+        cpu::KvBlocks& v = kv[i];
+        v.blocks = blocks[i].data();
+        v.block_tokens = kBlockTokens;
+        v.k_offset = (layer * 2 + 0) * n_kv_ * head_floats;  // as kv_slot: [layer][k|v][kv_head][token][dim]
+        v.v_offset = (layer * 2 + 1) * n_kv_ * head_floats;
+        v.head_stride = head_floats;
+        v.token_stride = hd_;
+    }
+    cpu::attention_rows(pool_, cpu::AttentionShape{n_heads_, n_kv_, hd_}, kv, item_row, start, q, out);
 }
 
 void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "carbon/common.h"
 #include "carbon/thread_pool.h"
@@ -38,6 +39,38 @@ void add_bias(float* y, size_t m, size_t ldy, const void* bias, DType dtype, siz
 // then the horizontal sum, then the tail), so attention stays batch-invariant.
 float dot_f32(const float* a, const float* b, size_t n);
 void axpy_f32(float a, const float* x, float* y, size_t n);
+
+// One layer of one sequence's KV cache, stored in blocks of block_tokens positions (the CPU
+// backend's cache: a block is [layer][k|v][kv_head][token][dim]). The key of KV head g at position
+// j is blocks[j / block_tokens] + k_offset + g * head_stride + (j % block_tokens) * token_stride;
+// the value likewise from v_offset. Offsets and strides count floats.
+struct KvBlocks {
+    const float* const* blocks = nullptr;
+    size_t block_tokens = 0;
+    size_t k_offset = 0, v_offset = 0, head_stride = 0, token_stride = 0;
+
+    const float* key(size_t g, size_t j) const { return at(k_offset, g, j); }
+    const float* value(size_t g, size_t j) const { return at(v_offset, g, j); }
+
+private:
+    const float* at(size_t offset, size_t g, size_t j) const {
+        return blocks[j / block_tokens] + offset + g * head_stride + (j % block_tokens) * token_stride;
+    }
+};
+
+struct AttentionShape {
+    size_t n_heads = 0, n_kv_heads = 0, head_dim = 0;
+};
+
+// Causal grouped-query attention over a ragged batch, the formula transformers uses: scores
+// q.k / sqrt(head_dim) in fp32, the max subtracted, exp, their sum, one division. Item i's new
+// rows are rows item_row[i] .. item_row[i + 1] - 1 of q and out ([row][n_heads][head_dim]); they
+// sit at positions start[i], start[i] + 1, ... and attend to positions 0 .. their own of kv[i],
+// which already holds their keys and values. Query head h reads KV head h / (n_heads / n_kv_heads).
+// Each (row, head) is computed alone in one fixed order, so the result does not depend on the
+// batch or the thread count. The GPU attention kernels are tested against this function.
+void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<const KvBlocks> kv,
+                    std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out);
 
 // Copies row `row` of W into out as f32.
 void load_row(const WeightMatrix& w, size_t row, float* out);

@@ -67,19 +67,33 @@ bool FastaReader::fill() {
     return end_ > 0;
 }
 
+void FastaReader::limit_record_bases(size_t max_bases, std::string why) {
+    max_bases_ = max_bases;
+    max_bases_why_ = std::move(why);
+}
+
+// Checks the header bytes [from, header.size()) as they arrive, so that a binary file or an
+// endless line is refused at once. A CR passes only as the last byte so far: the CR of a CRLF,
+// or one the next chunk decides on (checking resumes there).
+void FastaReader::check_header(const std::string& header, size_t from, size_t header_line) const {
+    const size_t n = header.size();
+    for (size_t i = from; i < n; ++i) {
+        const unsigned char c = static_cast<unsigned char>(header[i]);
+        if (c == '\r' ? i + 1 == n : !((c < 0x20 && c != '\t') || c == 0x7f)) continue;
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02X", unsigned(c));
+        throw Error(name_ + ":" + std::to_string(header_line) + ":" + std::to_string(i + 2) + ": " +
+                    (c == '\r' ? std::string("a carriage return inside the header (classic Mac line endings?)")
+                     : c == 0   ? std::string("a NUL byte (0x00) in the header: this looks like a binary file, not FASTA")
+                                : "control character " + std::string(hex) + " in the header"));
+    }
+    if (n > kFastaMaxHeader)
+        throw Error(name_ + ":" + std::to_string(header_line) + ": the header line is longer than " + std::to_string(kFastaMaxHeader >> 20) +
+                    " MiB (is this a FASTA file?)");
+}
+
 void FastaReader::take_header(std::string& header, size_t header_line) {
     if (!header.empty() && header.back() == '\r') header.pop_back();
-    for (size_t i = 0; i < header.size(); ++i) {
-        const unsigned char c = static_cast<unsigned char>(header[i]);
-        if ((c < 0x20 && c != '\t') || c == 0x7f) {
-            line_ = header_line;
-            col_ = i + 2;
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "0x%02X", unsigned(c));
-            fail(c == '\r' ? std::string("a carriage return inside the header (old Mac line endings?)")
-                           : "control character " + std::string(hex) + " in the header");
-        }
-    }
     auto blank = [&](size_t i) { return header[i] == ' ' || header[i] == '\t'; };
     size_t a = 0;
     while (a < header.size() && blank(a)) ++a;
@@ -155,7 +169,9 @@ bool FastaReader::next(FastaEntry& out) {
             const char* start = &buf_[pos_];
             const void* nl = std::memchr(start, '\n', end_ - pos_);
             const size_t n = nl ? size_t(static_cast<const char*>(nl) - start) : end_ - pos_;
+            const size_t from = header.empty() ? 0 : header.size() - 1;  // a CR left at the last chunk's end
             header.append(start, n);
+            check_header(header, from, header_line);
             pos_ += n;
             col_ += n;
             if (!nl) continue;
@@ -175,6 +191,9 @@ bool FastaReader::next(FastaEntry& out) {
             if (kIupac[static_cast<unsigned char>(c)]) {
                 size_t run = pos_ + 1;
                 while (run < end_ && kIupac[static_cast<unsigned char>(buf_[run])]) ++run;
+                if (bases.size() + (run - pos_) > max_bases_)
+                    fail("record '" + next_.name + "' (line " + std::to_string(next_.line) + ") has more than " +
+                         std::to_string(max_bases_) + " bases: " + max_bases_why_);
                 bases.append(&buf_[pos_], run - pos_);
                 col_ += run - pos_;
                 pos_ = run;

@@ -7,6 +7,9 @@
 #include <map>
 #include <string_view>
 #include <algorithm>
+#include <fstream>
+
+#include <sqlite3.h>
 
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
@@ -76,10 +79,32 @@ std::string csv_field(const std::string& s, char sep) {
     return out + "\"";
 }
 
+// The most bases one record may have: SQLite stores a value of at most its length limit (one
+// billion bytes by default), and the import holds a record twice (the text, and SQLite's copy
+// while it is written) with room for the string's growth: three bytes per base.
+void limit_record(Project& project, FastaReader& reader) {
+    const size_t sqlite_limit = size_t(sqlite3_limit(project.handle(), SQLITE_LIMIT_LENGTH, -1));
+    size_t available = 0;
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string key; meminfo >> key;) {
+        size_t kib = 0;
+        meminfo >> kib;
+        if (key == "MemAvailable:") available = kib * 1024;
+        meminfo.ignore(64, '\n');
+    }
+    if (available && available / 3 < sqlite_limit)
+        reader.limit_record_bases(available / 3, "importing it needs about 3 bytes per base and this machine has " +
+                                                     std::to_string(available >> 20) + " MiB of memory available");
+    else
+        reader.limit_record_bases(sqlite_limit, "a project stores at most " + std::to_string(sqlite_limit) +
+                                                    " bases in one sequence (SQLite's length limit)");
+}
+
 }  // namespace
 
 FastaImportResult import_fasta(Project& project, const std::string& path) {
     FastaReader reader(path);
+    limit_record(project, reader);
     FastaImportResult r;
     const std::string file = std::filesystem::path(path).filename().string();
     Transaction t(project);

@@ -1,122 +1,43 @@
-// VCF panel import (SNVs against a stored sequence), variant results as TSV, and GenBank export
-// of a design with its regions as features. See formats.h.
+// VCF panel import (SNVs against a stored sequence, read by vcf_reader.cpp), variant results as
+// TSV, and GenBank export of a design with its regions as features. See formats.h.
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <sstream>
 
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
+#include "carbon/storage/vcf.h"
 #include "format_util.h"
-#include "gzip_reader.h"
 
 namespace carbon::storage {
 
-namespace {
-
-std::vector<std::string> split_tabs(const std::string& line) {
-    std::vector<std::string> out;
-    size_t a = 0;
-    for (;;) {
-        const size_t b = line.find('\t', a);
-        out.push_back(line.substr(a, b == std::string::npos ? std::string::npos : b - a));
-        if (b == std::string::npos) break;
-        a = b + 1;
+VcfImportResult import_vcf(Project& project, const std::string& path, int64_t sequence_id) {
+    const auto seq = project.sequence(sequence_id);
+    if (!seq) throw Error(project.path() + ": no sequence with id " + std::to_string(sequence_id) + " to import the variants of " + path + " against");
+    VcfPanel panel = read_vcf_panel(path, seq->name, seq->bases);
+    std::vector<VariantRecord> variants;
+    variants.reserve(panel.snvs.size());
+    for (VcfSnv& s : panel.snvs) {
+        VariantRecord v;
+        v.sequence_id = seq->id;
+        v.position = s.position;
+        v.ref = s.ref;
+        v.alt = s.alt;
+        v.label = std::move(s.label);
+        variants.push_back(std::move(v));
     }
-    return out;
+    project.add_variants(variants);  // one transaction
+    VcfImportResult r;
+    r.imported = variants.size();
+    r.skipped = std::move(panel.skipped);
+    return r;
 }
-
-bool is_acgt(char c) { return c == 'A' || c == 'C' || c == 'G' || c == 'T'; }
-
-std::string upper(std::string s) {
-    for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
-    return s;
-}
-
-}  // namespace
 
 VcfImportResult import_vcf(Project& project, const std::string& path, const std::string& sequence_name) {
-    const auto seq = project.find_sequence(sequence_name);
+    const auto seq = project.find_sequence(sequence_name);  // an Error when the name is ambiguous
     if (!seq) throw Error(project.path() + ": no sequence named '" + sequence_name + "' to import the variants of " + path + " against");
-    FileSource src(path);
-    LineReader lines(src);
-    VcfImportResult r;
-    std::vector<VariantRecord> variants;
-    std::string line;
-    bool saw_fileformat = false, saw_columns = false;
-    auto where = [&] { return path + ":" + std::to_string(lines.line_number()) + ": "; };
-    while (lines.next(line)) {
-        if (lines.line_number() == 1) {
-            if (line.rfind("##fileformat=VCF", 0) != 0)
-                throw Error(where() + "not a VCF file: the first line must be ##fileformat=VCFv4.x");
-            saw_fileformat = true;
-            continue;
-        }
-        if (line.rfind("##", 0) == 0) continue;
-        if (line.rfind("#CHROM", 0) == 0) {
-            const auto cols = split_tabs(line);
-            static const char* const kCols[] = {"#CHROM", "POS", "ID", "REF", "ALT"};
-            for (size_t i = 0; i < 5; ++i)
-                if (i >= cols.size() || cols[i] != kCols[i])
-                    throw Error(where() + "the column header must start #CHROM POS ID REF ALT, separated by tabs");
-            saw_columns = true;
-            continue;
-        }
-        if (line.empty()) continue;
-        if (!saw_columns) throw Error(where() + "a data line before the #CHROM column header line");
-        const auto f = split_tabs(line);
-        if (f.size() < 5)
-            throw Error(where() + "a data line needs at least 5 tab-separated columns (CHROM POS ID REF ALT), this one has " +
-                        std::to_string(f.size()));
-        const std::string& pos_text = f[1];
-        if (pos_text.empty() || pos_text.size() > 15 || pos_text.find_first_not_of("0123456789") != std::string::npos)
-            throw Error(where() + "POS '" + pos_text + "' is not a positive whole number");
-        const long long pos = std::stoll(pos_text);
-        if (pos < 1) throw Error(where() + "POS must be 1 or more (VCF positions are 1-based), not " + pos_text);
-        const std::string ref = upper(f[3]);
-        if (ref.empty() || ref.find_first_not_of("ACGTN") != std::string::npos)
-            throw Error(where() + "REF '" + f[3] + "' is not a sequence of bases A, C, G, T, N");
-        if (f[4].empty()) throw Error(where() + "ALT is empty (use '.' for no alternative)");
-        if (f[0] != sequence_name) {
-            r.skipped.push_back(where() + "CHROM '" + f[0] + "' is not the sequence '" + sequence_name + "'");
-            continue;
-        }
-        if (pos > seq->length) {
-            r.skipped.push_back(where() + "POS " + pos_text + " is past the end of '" + sequence_name + "' (" +
-                                std::to_string(seq->length) + " bp)");
-            continue;
-        }
-        const char actual = char(std::toupper(static_cast<unsigned char>(seq->bases[size_t(pos - 1)])));
-        if (ref.size() == 1 && ref[0] != actual) {
-            r.skipped.push_back(where() + "REF " + ref + " does not match '" + sequence_name + "' at " + pos_text + ", which is " +
-                                std::string(1, seq->bases[size_t(pos - 1)]));
-            continue;
-        }
-        std::stringstream alts(f[4]);
-        std::string alt;
-        while (std::getline(alts, alt, ',')) {
-            const std::string a = upper(alt);
-            if (a == ".") continue;  // a monomorphic site
-            if (ref.size() != 1 || a.size() != 1 || !is_acgt(ref[0]) || !is_acgt(a[0])) {
-                r.skipped.push_back(where() + ref + ">" + alt + " is not a single-base substitution (indels and symbolic alleles are skipped)");
-                continue;
-            }
-            if (a == ref) throw Error(where() + "ALT " + alt + " equals REF");
-            VariantRecord v;
-            v.sequence_id = seq->id;
-            v.position = pos - 1;
-            v.ref = ref[0];
-            v.alt = a[0];
-            v.label = f[2] == "." ? "" : f[2];
-            variants.push_back(v);
-        }
-    }
-    if (!saw_fileformat) throw Error(path + ": the file is empty");
-    if (!saw_columns) throw Error(path + ": no #CHROM column header line (is this a VCF file?)");
-    project.add_variants(variants);  // one transaction
-    r.imported = variants.size();
-    return r;
+    return import_vcf(project, path, seq->id);
 }
 
 void export_variants_tsv(Project& project, std::ostream& out, int64_t sequence_id) {

@@ -1,5 +1,5 @@
-// Project: opening (WAL, foreign keys, busy timeout, migrations, integrity check) and the typed
-// reads and writes of the project tables. One connection per object; see project.h.
+// Project: the typed reads and writes of the project tables (opening is project_open.cpp). One
+// connection per object; see project.h.
 #include "carbon/storage/project.h"
 
 #include <sqlite3.h>
@@ -82,62 +82,7 @@ namespace {
 
 const char* dtype_text(TrackDType d) { return d == TrackDType::F32 ? "f32" : "f16"; }
 
-// Opening fails on files that are not SQLite databases only when the first statement runs;
-// this turns that into a message a user can act on.
-[[noreturn]] void open_failed(sqlite3* db, const std::string& path, const std::string& what) {
-    const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close_v2(db);
-    throw Error(path + ": " + what + ": " + msg);
-}
-
 }  // namespace
-
-std::unique_ptr<Project> Project::open(const std::string& path, const OpenOptions& o) {
-    if (!o.create && !std::filesystem::exists(path)) throw Error(path + ": no such project file");
-    sqlite3* db = nullptr;
-    int flags = o.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (o.create ? SQLITE_OPEN_CREATE : 0);
-    flags |= SQLITE_OPEN_NOMUTEX;  // one connection per thread (see project.h)
-    if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) open_failed(db, path, "cannot open the project");
-    sqlite3_extended_result_codes(db, 1);
-    sqlite3_busy_timeout(db, o.busy_timeout_ms);
-    std::unique_ptr<Project> p(new Project(path, db));
-    auto pragma = [&](const char* sql, const char* what) {
-        char* err = nullptr;
-        if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-            std::string msg = err ? err : sqlite3_errmsg(db);
-            sqlite3_free(err);
-            throw Error(path + ": " + what + ": " + msg +
-                        (msg.find("not a database") != std::string::npos ? " (is this a Carbon Studio project file?)" : ""));
-        }
-    };
-    // Reading the schema first tells a non-database apart from everything else.
-    pragma("SELECT count(*) FROM sqlite_schema", "cannot read the project");
-    pragma("PRAGMA foreign_keys = ON", "cannot enable foreign keys");
-    if (!o.read_only) {
-        pragma("PRAGMA journal_mode = WAL", "cannot switch to WAL");
-        // NORMAL in WAL: a commit survives a killed process; only an OS crash or power loss can
-        // lose the last commits, never corrupt the file.
-        pragma("PRAGMA synchronous = NORMAL", "cannot set synchronous");
-        detail::migrate(db, schema_version());
-    } else {
-        Stmt v(db, "PRAGMA user_version");
-        const int ver = v.step() ? int(v.i64(0)) : 0;
-        if (ver != schema_version())
-            throw Error(path + ": project schema version " + std::to_string(ver) + " needs migrating to " +
-                        std::to_string(schema_version()) + ", which a read-only open cannot do");
-    }
-    if (o.check != IntegrityCheck::None) {
-        const auto problems = p->check_integrity(o.check == IntegrityCheck::Full);
-        if (!problems.empty()) {
-            std::string msg = path + ": the project file is damaged (" + std::to_string(problems.size()) + " problem(s)): " + problems[0];
-            for (size_t i = 1; i < problems.size() && i < 5; ++i) msg += "; " + problems[i];
-            throw Error(msg);
-        }
-    }
-    return p;
-}
-
-Project::~Project() { sqlite3_close_v2(db_); }
 
 std::vector<std::string> Project::check_integrity(bool full) {
     std::vector<std::string> out;
@@ -154,9 +99,11 @@ std::vector<std::string> Project::check_integrity(bool full) {
 void Project::exec(const char* sql) {
     char* err = nullptr;
     if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-        std::string msg = err ? err : sqlite3_errmsg(db_);
         sqlite3_free(err);
-        throw Error(path_ + ": '" + sql + "' failed: " + msg);
+        const std::string what = std::strcmp(sql, "BEGIN IMMEDIATE") == 0 ? "cannot start writing"
+                                 : std::strcmp(sql, "COMMIT") == 0        ? "cannot commit"
+                                                                          : "'" + std::string(sql) + "' failed";
+        throw Error(path_ + ": " + what + ": " + detail::failure_text(db_));
     }
 }
 
@@ -424,12 +371,28 @@ std::optional<SequenceRecord> Project::sequence(int64_t id) {
     return read_sequence(s, true);
 }
 
-std::optional<SequenceRecord> Project::find_sequence(const std::string& name) {
-    const std::string q = seq_query(true, " WHERE name = ? ORDER BY id LIMIT 1");
+std::vector<SequenceRecord> Project::find_sequences(const std::string& name, bool with_bases) {
+    const std::string q = seq_query(with_bases, " WHERE name = ? ORDER BY id");
     Stmt s(db_, q.c_str());
     s.bind(1, name);
-    if (!s.step()) return std::nullopt;
-    return read_sequence(s, true);
+    std::vector<SequenceRecord> out;
+    while (s.step()) out.push_back(read_sequence(s, with_bases));
+    return out;
+}
+
+std::optional<SequenceRecord> Project::find_sequence(const std::string& name) {
+    std::vector<SequenceRecord> found = find_sequences(name, false);
+    if (found.empty()) return std::nullopt;
+    if (found.size() > 1) {
+        std::string list;
+        for (size_t i = 0; i < found.size() && i < 10; ++i)
+            list += std::string(i ? "; " : "") + "id " + std::to_string(found[i].id) + " (" + std::to_string(found[i].length) + " bp, " +
+                    (found[i].origin.empty() ? std::string("origin not recorded") : "from " + found[i].origin) + ")";
+        if (found.size() > 10) list += "; ...";
+        throw Error(path_ + ": " + std::to_string(found.size()) + " sequences are named '" + name + "': " + list +
+                    "; choose one by its id");
+    }
+    return sequence(found[0].id);
 }
 
 std::vector<Region> Project::regions_of_sequence(int64_t sequence_id) {

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "carbon/storage/project.h"
+
 #include "sqlite_stmt.h"
 
 namespace carbon::storage::detail {
@@ -115,8 +117,8 @@ ALTER TABLE designs ADD COLUMN min_base_logp REAL;
 void exec(sqlite3* db, const std::string& sql, const std::string& what) {
     char* err = nullptr;
     if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-        const std::string msg = err ? err : "unknown error";
         sqlite3_free(err);
+        const std::string msg = failure_text(db);
         const char* file = sqlite3_db_filename(db, "main");
         throw Error(std::string(file && *file ? file : "project") + ": " + what + ": " + msg);
     }
@@ -130,6 +132,45 @@ int user_version(sqlite3* db) {
 }  // namespace
 
 int newest_schema_version() { return int(sizeof kMigrations / sizeof kMigrations[0]); }
+
+SchemaSignature read_signature(sqlite3* db) {
+    SchemaSignature sig;
+    Stmt tables(db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
+    while (tables.step()) sig[tables.text(0)];
+    for (auto& [table, columns] : sig) {
+        Stmt cols(db, "SELECT name FROM pragma_table_info(?) ORDER BY cid");
+        cols.bind(1, table);
+        while (cols.step()) columns.push_back(cols.text(0));
+    }
+    return sig;
+}
+
+SchemaSignature schema_signature(int version) {
+    // Replaying the migrations into a scratch database keeps the signature in step with them.
+    sqlite3* mem = nullptr;
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nullptr) != SQLITE_OK) {
+        sqlite3_close_v2(mem);
+        throw Error("cannot open an in-memory database: out of memory");
+    }
+    try {
+        for (int step = 0; step < version && step < newest_schema_version(); ++step) exec(mem, kMigrations[step], "schema signature");
+        SchemaSignature sig = read_signature(mem);
+        sqlite3_close_v2(mem);
+        return sig;
+    } catch (...) {
+        sqlite3_close_v2(mem);
+        throw;
+    }
+}
+
+void create_read_compat_views(sqlite3* db, int version) {
+    // Every column a migration adds gets its default here, for files older than that migration.
+    // TEMP objects live in the connection's own temporary database, never in the file, and are
+    // found before the file's own tables of the same name.
+    if (version < 3)
+        exec(db, "CREATE TEMP VIEW designs AS SELECT *, '' AS flag, NULL AS min_base_logp FROM main.designs",
+             "reading a schema " + std::to_string(version) + " project");
+}
 
 void migrate(sqlite3* db, int up_to) {
     const int v = user_version(db);
@@ -145,6 +186,15 @@ void migrate(sqlite3* db, int up_to) {
             if (user_version(db) != step) {  // another process migrated it meanwhile
                 exec(db, "COMMIT", "migration");
                 continue;
+            }
+            if (step == 0) {
+                // A new project: checked again under the write lock, so that nothing is ever
+                // created inside a database that holds anything already.
+                Stmt any(db, "SELECT count(*) FROM sqlite_schema");
+                if (!any.step() || any.i64(0) != 0)
+                    throw Error(std::string(file ? file : "project") +
+                                ": not an empty file: it already holds SQLite tables; nothing was written to it");
+                exec(db, "PRAGMA application_id = " + std::to_string(project_application_id), "marking the new project");
             }
             exec(db, kMigrations[step], "schema migration " + std::to_string(step) + " -> " + std::to_string(step + 1));
             exec(db, "PRAGMA user_version = " + std::to_string(step + 1), "schema migration");

@@ -10,12 +10,13 @@
 #include <string>
 
 #include "carbon/common.h"
+#include "sqlite_failure.h"
 
 namespace carbon::storage::detail {
 
 [[noreturn]] inline void fail(sqlite3* db, const std::string& what) {
     const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
-    throw Error(std::string(file && *file ? file : "project") + ": " + what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+    throw Error(std::string(file && *file ? file : "project") + ": " + what + ": " + failure_text(db));
 }
 
 class Stmt {
@@ -46,6 +47,11 @@ public:
         const int rc = sqlite3_step(st_);
         if (rc == SQLITE_ROW) return true;
         if (rc == SQLITE_DONE) return false;
+        // A cause outside the program (lock, disk, permissions) is said in the user's terms; for
+        // anything else the statement helps whoever reads the report.
+        const int code = sqlite3_errcode(db_) & 0xff;  // extended codes are on
+        if (code == SQLITE_BUSY || code == SQLITE_FULL || code == SQLITE_READONLY || code == SQLITE_IOERR)
+            fail(db_, sqlite3_stmt_readonly(st_) ? "cannot read the project" : "cannot write to the project");
         fail(db_, std::string("'") + sql_ + "' failed");
     }
     void run() {

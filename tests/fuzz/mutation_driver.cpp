@@ -1,7 +1,10 @@
 // A bounded random-mutation fuzz driver for machines and CI runs without libFuzzer, shared by
-// every fuzz target: seeds from the target (carbon_fuzz_seeds) and a corpus folder, mutates
-// (flip, insert, delete, splice, special bytes), runs for --seconds. Exit 0 when the time is up;
-// a crash or sanitizer report ends the process with its own status.
+// every fuzz target: seeds from the target (carbon_fuzz_seeds) and corpus folders (--corpus,
+// repeatable; --suffix keeps only files whose names end so), mutates (flip, insert, delete,
+// splice, special bytes of the formats fuzzed here, numbers set to boundary values), runs for
+// --seconds and prints the seeds and the number of inputs run. Exit 0 when the time is up; a
+// crash or sanitizer report ends the process with its own status.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -15,36 +18,65 @@
 
 #include "fuzz_target.h"
 
+namespace {
+
+// The next number from `at` on becomes a boundary value (positions, lengths, sizes, ids).
+void replace_number(std::string& s, size_t at, std::mt19937_64& rng) {
+    static const uint64_t kNumbers[] = {0, 1, 2, 3, 7, 8, 9, 10, 15, 16, 17, 31, 32, 33, 63, 64, 65, 99, 100, 101, 255, 256,
+                                        1000, 4096, 65535, 65536, 2147483647ull, 4294967296ull, 999999999999999ull};
+    const size_t d = s.find_first_of("0123456789", at);
+    if (d == std::string::npos) return;
+    const size_t e = std::min(s.find_first_not_of("0123456789", d), s.size());
+    const uint64_t v = rng() % 4 ? kNumbers[rng() % (sizeof kNumbers / sizeof kNumbers[0])] : rng() % 1000;
+    s.replace(d, e - d, std::to_string(v));
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     double seconds = 30;
-    std::string corpus;
+    std::vector<std::string> corpora;
+    std::string suffix;
     uint64_t seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--seconds") seconds = std::atof(argv[i + 1]);
-        else if (a == "--corpus") corpus = argv[i + 1];
+        else if (a == "--corpus") corpora.push_back(argv[i + 1]);
+        else if (a == "--suffix") suffix = argv[i + 1];
         else if (a == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
         else {
-            std::fprintf(stderr, "usage: %s [--seconds S] [--corpus DIR] [--seed N]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--seconds S] [--corpus DIR]... [--suffix .EXT] [--seed N]\n", argv[0]);
             return 2;
         }
     }
     const std::string name = std::filesystem::path(argv[0]).filename().string();
     std::vector<std::string> pool = carbon_fuzz_seeds();
     pool.push_back("");
-    if (!corpus.empty() && std::filesystem::is_directory(corpus))
+    size_t corpus_bytes = 0;
+    for (const std::string& corpus : corpora) {
+        if (!std::filesystem::is_directory(corpus)) {
+            std::fprintf(stderr, "%s: --corpus %s is not a folder\n", name.c_str(), corpus.c_str());
+            return 2;
+        }
         for (const auto& e : std::filesystem::directory_iterator(corpus)) {
+            const std::string file = e.path().filename().string();
+            if (!suffix.empty() && !file.ends_with(suffix)) continue;
             std::ifstream f(e.path(), std::ios::binary);
             std::stringstream ss;
             ss << f.rdbuf();
-            if (ss.str().size() < (1 << 18)) pool.push_back(ss.str());
+            if (ss.str().size() < (1 << 18)) {
+                pool.push_back(ss.str());
+                corpus_bytes += ss.str().size();
+            }
         }
-    std::printf("%s: seed %llu, %zu seeds, %.0f s\n", name.c_str(), static_cast<unsigned long long>(seed), pool.size(), seconds);
+    }
+    std::printf("%s: seed %llu, %zu seeds (%zu bytes from the corpus), %.0f s\n", name.c_str(), static_cast<unsigned long long>(seed),
+                pool.size(), corpus_bytes, seconds);
     std::fflush(stdout);
     std::mt19937_64 rng(seed);
     // Bytes that matter to one parser or another: FASTA/VCF syntax, JSON syntax, digits and signs
     // of numbers, NUL, 0xff, the gzip magic.
-    static const char kSpecial[] = ">\n\r\t ACGTNacgtn-*;0\x00\xff\x1f\x8b{}[]\":,.e9-+#";
+    static const char kSpecial[] = ">\n\r\t ACGTNacgtn-*;0\x00\xff\x1f\x8b#,.9{}[]\":e+";
     const auto t0 = std::chrono::steady_clock::now();
     size_t runs = 0;
     while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
@@ -52,12 +84,13 @@ int main(int argc, char** argv) {
         const int edits = 1 + int(rng() % 8);
         for (int k = 0; k < edits; ++k) {
             const size_t at = s.empty() ? 0 : rng() % (s.size() + 1);
-            switch (rng() % 5) {
+            switch (rng() % 6) {
                 case 0: if (!s.empty() && at < s.size()) s[at] = char(rng()); break;
                 case 1: s.insert(at, 1, kSpecial[rng() % (sizeof kSpecial - 1)]); break;
                 case 2: if (at < s.size()) s.erase(at, 1 + rng() % 8); break;
                 case 3: { const std::string& o = pool[rng() % pool.size()]; if (!o.empty()) s.insert(at, o.substr(rng() % o.size(), 1 + rng() % 64)); break; }
-                default: s.insert(at, std::string(1 + rng() % 300, kSpecial[rng() % (sizeof kSpecial - 1)])); break;
+                case 4: s.insert(at, std::string(1 + rng() % 300, kSpecial[rng() % (sizeof kSpecial - 1)])); break;
+                default: replace_number(s, at, rng); break;
             }
         }
         LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size());

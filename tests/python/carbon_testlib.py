@@ -54,3 +54,65 @@ def dna_ids(model_dir):
         cfg = json.load(f)
     by_content = {v["content"]: int(k) for k, v in cfg["added_tokens_decoder"].items()}
     return by_content["<dna>"], by_content["</dna>"], by_content["<oov>"], by_content["<oov>"] + 1
+
+
+def run_limited(cmd, timeout=60, mem_mb=2048, **kw):
+    """Runs a command under an address-space limit and a timeout (the adversarial corpora: no
+    case may hang or take all memory); returns the CompletedProcess whatever its status. A case
+    that runs out of time is killed and comes back with returncode None and the stderr
+    "timed out after N s", which no check accepts."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (mem_mb << 20, mem_mb << 20))
+
+    try:
+        return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout, preexec_fn=limit, **kw)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(cmd, None, "", f"timed out after {timeout} s")
+
+
+def sha256(path):
+    """The file's SHA-256, or None when it does not exist (before/after: nothing stored changed)."""
+    import hashlib
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class Checks:
+    """Collects failures so that every case of a corpus runs; `done()` prints the summary line
+    and returns the exit status."""
+
+    def __init__(self):
+        self.failures = []
+        self.passed = 0
+
+    def check(self, cond, what):
+        if cond:
+            self.passed += 1
+        else:
+            self.failures.append(what)
+            print("FAIL:", what)
+
+    def done(self):
+        print(f"{self.passed} passed, {len(self.failures)} failed")
+        return 1 if self.failures else 0
+
+
+def as_nobody(probe=None):
+    """A prefix that runs a command as the unprivileged user 'nobody' when this process is root
+    (permission bits do not stop root), or [] when it is not root; None when that cannot be done
+    (no setpriv, or `probe`, a command such as [CLI, "--help"], does not run as nobody: a build
+    tree that only root can read)."""
+    import shutil
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        return None
+    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    if probe and subprocess.run(prefix + [str(c) for c in probe], capture_output=True).returncode != 0:
+        return None
+    return prefix

@@ -1,11 +1,14 @@
-// Helpers shared by the storage tests: a fresh temporary project path, and deterministic
-// designs with tracks whose content follows from their number (so a reader can verify them).
+// Helpers shared by the storage tests: a fresh temporary project path, a file's bytes (to prove
+// nothing was written), and deterministic designs with tracks whose content follows from their
+// number (so a reader can verify them).
 #pragma once
 
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,15 @@ inline std::string temp_path(const std::string& name) {
     for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + ext);
     return p.string();
 }
+
+// The whole content of a file ("" when missing): compared before and after to prove that
+// nothing was written.
+inline std::string file_bytes(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+inline bool file_exists(const std::string& path) { return std::filesystem::exists(path); }
 
 inline std::string design_bases(int64_t n, size_t len) {
     std::string s(len, 'A');

@@ -2,7 +2,9 @@
 // browser, editor and designs table; edits are autosaved into the file; a generation run lands
 // in the project with its per-base tracks, and pinned motifs become fixed template bases; star /
 // discard persist; FASTA and VCF import and every export go through the File menu (and a drop);
-// bad input reports file and line and stores nothing; Save As copies; overlaid design tracks.
+// bad input reports file and line and stores nothing; Save As copies; overlaid design tracks;
+// another program's database is refused untouched, a VCF goes onto the open sequence by id, and
+// a run the project cannot take is kept in a recovery project (issue 15).
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
@@ -390,6 +392,108 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
         QVERIFY2(errors.last().at(1).toString().contains(QStringLiteral("damaged.carbon")), qPrintable(errors.last().at(1).toString()));
         QTRY_VERIFY_WITH_TIMEOUT(w.projectPath().isEmpty(), 20000);
+    }
+
+    // Issue 15: another program's database is refused and left as it was; a VCF goes onto the
+    // open sequence by its id when another sequence has the same name; a run the project cannot
+    // take (another program holds the write lock) is kept whole in a recovery project.
+    void anotherProgramsFileIsRefusedUntouched() {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("contacts.db"));
+        {
+            sqlite3* db = nullptr;
+            sqlite3_open(path.toUtf8().constData(), &db);
+            sqlite3_exec(db, "CREATE TABLE contacts(name TEXT); INSERT INTO contacts VALUES('Ada');", nullptr, nullptr, nullptr);
+            sqlite3_close(db);
+        }
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray before = f.readAll();
+        f.close();
+        MainWindow w;
+        QSignalSpy errors(&w, &MainWindow::projectError);
+        w.openProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
+        const QString msg = errors.last().at(1).toString();
+        QVERIFY2(msg.contains(QStringLiteral("not a Carbon Studio project")) && msg.contains(QStringLiteral("contacts")), qPrintable(msg));
+        QVERIFY(w.projectPath().isEmpty());
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), before);
+        QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
+    }
+
+    void vcfGoesOntoTheOpenSequenceByIdWhenNamesRepeat() {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("dup.carbon"));
+        int64_t second = 0;
+        {
+            auto p = st::Project::open(path.toStdString());
+            st::SequenceRecord s;
+            s.name = "chr1";
+            s.bases = "ACGTACGTAC";
+            p->add_sequence(s);
+            s.bases = "TTTTGGGGCC";
+            second = p->add_sequence(s);
+        }
+        MainWindow w;
+        QSignalSpy seqOpened(&w, &MainWindow::sequenceOpened);
+        w.openProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(seqOpened.count() > 0, 20000);
+        w.openStoredSequence(second);
+        QTRY_VERIFY_WITH_TIMEOUT(w.document()->bases() == QByteArray("TTTTGGGGCC"), 20000);
+        const QString vcf = tmp.filePath(QStringLiteral("v.vcf"));
+        QVERIFY(writeFile(vcf, "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\nchr1\t1\trs1\tT\tC\n"));  // T: the second one's base
+        QSignalSpy variants(w.projectStore(), &ProjectStore::variantsImported);
+        w.setNextFileAnswer(vcf);
+        menuAction(w, QStringLiteral("Import &VCF onto Current Sequence…"))->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(variants.count() > 0, 20000);
+        QVERIFY2(variants.last().at(0).toString().contains(QStringLiteral("1 SNV")), qPrintable(variants.last().at(0).toString()));
+        w.closeProject();
+        auto p = st::Project::open(path.toStdString(), {.create = false, .read_only = true});
+        QCOMPARE(int(p->variants_of_sequence(second).size()), 1);
+        QCOMPARE(int(p->variants_of_sequence(1).size()), 0);
+    }
+
+    void aRunTheProjectCannotTakeIsKeptWhole() {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("locked.carbon"));
+        auto holder = st::Project::open(path.toStdString());
+        ProjectStore store;  // on this thread: its slots run as direct calls
+        store.setWriteWait(2);
+        QSignalSpy opened(&store, &ProjectStore::opened);
+        QSignalSpy failed(&store, &ProjectStore::failed);
+        QSignalSpy waiting(&store, &ProjectStore::waiting);
+        store.open(path, false);
+        QCOMPARE(opened.count(), 1);
+        RunToStore run;
+        run.requestId = 7;
+        run.modelDir = tmp.filePath(QStringLiteral("model"));
+        run.backend = QStringLiteral("cpu");
+        for (int i = 0; i < 3; ++i) {
+            carbon::Design d;
+            d.index = size_t(i);
+            d.bases = randomBases(40, quint32(i)).toStdString();
+            d.rank = i + 1;
+            run.designs.append(d);
+        }
+        {
+            st::Transaction held(*holder);  // another program's write, for longer than the store waits
+            st::SequenceRecord s;
+            s.name = "held";
+            s.bases = "ACGT";
+            holder->add_sequence(s);
+            store.storeRun(run);
+        }
+        QCOMPARE(failed.count(), 1);
+        const QString msg = failed.last().at(1).toString();
+        QVERIFY2(msg.contains(QStringLiteral("did not finish within 2 s")) && msg.contains(QStringLiteral("kept whole in")), qPrintable(msg));
+        QVERIFY(waiting.count() >= 1);
+        QCOMPARE(holder->count("designs"), int64_t(0));
+        const QString kept = msg.section(QStringLiteral("kept whole in "), 1).section(QStringLiteral(" (store it"), 0, 0);
+        QVERIFY2(QFile::exists(kept), qPrintable(kept));
+        auto recovered = st::Project::open(kept.toStdString(), {.create = false, .read_only = true});
+        QCOMPARE(recovered->count("designs"), int64_t(3));
+        QCOMPARE(QByteArray::fromStdString(recovered->list_designs()[0].bases), QByteArray::fromStdString(run.designs[0].bases));
     }
 
     void withoutAProjectNothingIsStoredAndExportSaysWhy() {

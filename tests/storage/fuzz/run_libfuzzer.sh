@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Fuzzes the FASTA reader with libFuzzer (clang, ASan + UBSan), longer than CI does:
-#   bash tests/storage/fuzz/run_libfuzzer.sh [SECONDS]   (default 600)
-# Needs clang (Debian: clang; packaging/setup.sh installs it) and zlib.
+# Fuzzes a storage reader with libFuzzer (clang, ASan + UBSan), longer than CI does:
+#   bash tests/storage/fuzz/run_libfuzzer.sh [fasta|vcf] [SECONDS]   (default fasta, 600 s)
+# Needs clang (Debian: clang; packaging/setup.sh installs it) and zlib. The corpus starts from
+# tests/storage/data/{good,bad} and grows in build/fuzz/corpus-TARGET. docs/fuzzing.md records runs.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
+TARGET=fasta
+if [[ "${1:-}" == fasta || "${1:-}" == vcf ]]; then TARGET="$1"; shift; fi
 SECS="${1:-600}"
 OUT=build/fuzz
-mkdir -p "$OUT/corpus"
-cp tests/storage/data/good/*.fa tests/storage/data/bad/*.fa "$OUT/corpus/"
+mkdir -p "$OUT/corpus-$TARGET"
+case "$TARGET" in
+  fasta) SOURCES="storage/src/fasta.cpp"; EXT=fa ;;
+  vcf) SOURCES="storage/src/vcf_reader.cpp"; EXT=vcf ;;
+esac
+cp tests/storage/data/good/*."$EXT" tests/storage/data/bad/*."$EXT" "$OUT/corpus-$TARGET/"
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
   -Istorage/include -Istorage/src -Iengine/include -Itests/fuzz \
-  tests/storage/fuzz/fuzz_fasta.cpp storage/src/fasta.cpp storage/src/gzip_reader.cpp -lz -o "$OUT/fuzz_fasta_libfuzzer"
-"$OUT/fuzz_fasta_libfuzzer" -max_total_time="$SECS" -max_len=65536 -timeout=10 "$OUT/corpus"
+  "tests/storage/fuzz/fuzz_$TARGET.cpp" $SOURCES storage/src/gzip_reader.cpp -lz -o "$OUT/fuzz_${TARGET}_libfuzzer"
+"$OUT/fuzz_${TARGET}_libfuzzer" -max_total_time="$SECS" -max_len=65536 -timeout=10 "$OUT/corpus-$TARGET"

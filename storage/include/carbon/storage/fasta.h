@@ -1,9 +1,12 @@
 // FASTA for project files: a streaming reader (plain or gzip, multi-record, any line width,
 // CRLF, blank lines, empty names, soft-masked lowercase and IUPAC codes kept as written) with
 // errors naming file, line and column, and a writer whose headers are parseable key=value.
+// Limits hold while streaming: a header line of at most kFastaMaxHeader bytes, a caller's
+// limit on the bases of one record, and the gzip expansion limit of gzip_reader.h.
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -14,6 +17,9 @@
 namespace carbon::storage {
 
 class ByteSource;
+
+// The longest header line accepted (NCBI's are under 1 KiB; long pangenome names under 64 KiB).
+constexpr size_t kFastaMaxHeader = size_t(1) << 20;
 
 struct FastaEntry {
     std::string name;         // first word of the header; may be empty ("> description")
@@ -38,9 +44,14 @@ public:
     // that is not FASTA, and for a source without any record.
     bool next(FastaEntry& out);
 
+    // A record may hold at most `max_bases` bases; one more is an Error naming the record and
+    // `why` (what sets the limit), raised while reading, before the memory is taken.
+    void limit_record_bases(size_t max_bases, std::string why);
+
 private:
     bool fill();
     void take_header(std::string& header, size_t header_line);  // sets next_
+    void check_header(const std::string& header, size_t from, size_t header_line) const;
     [[noreturn]] void fail(const std::string& what, bool with_column = true) const;
     std::unique_ptr<ByteSource> src_;
     std::string name_;
@@ -48,6 +59,8 @@ private:
     size_t pos_ = 0, end_ = 0;
     size_t line_ = 1, col_ = 1;
     size_t records_ = 0;
+    size_t max_bases_ = SIZE_MAX;
+    std::string max_bases_why_;
     bool eof_ = false, seen_header_ = false, pending_ = false;
     FastaEntry next_;  // the record being read
 };

@@ -46,10 +46,12 @@ struct VcfImportResult {
     size_t imported = 0;
     std::vector<std::string> skipped;  // "FILE:LINE: why" for each record not imported
 };
-// SNVs of a VCF (plain or gzip) on the stored sequence `sequence_name`: CHROM must be its name,
-// POS 1-based within it, REF its base there; multi-allelic ALTs are split. Indels, symbolic
-// alleles and other CHROMs are reported in `skipped`. Malformed lines are an Error naming file
-// and line, and then nothing is stored.
+// SNVs of a VCF (plain or gzip, read by read_vcf_panel in vcf.h) on the stored sequence
+// `sequence_id`: CHROM must be its name, POS 1-based within it, REF its base there;
+// multi-allelic ALTs are split. Indels, symbolic alleles and other CHROMs are reported in
+// `skipped`. Malformed lines are an Error naming file and line, and then nothing is stored.
+VcfImportResult import_vcf(Project& project, const std::string& path, int64_t sequence_id);
+// The same on the sequence named `sequence_name`; an Error when no sequence or several have it.
 VcfImportResult import_vcf(Project& project, const std::string& path, const std::string& sequence_name);
 
 // Variants of a sequence with their scores (NA where not computed), positions 1-based.

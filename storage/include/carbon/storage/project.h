@@ -3,7 +3,9 @@
 // variant results. Positions are 0-based, spans half-open [start, end).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +21,11 @@ namespace carbon::storage {
 // The schema version this build writes (PRAGMA user_version); older files are migrated forward
 // on open, newer ones are refused.
 int schema_version();
+
+// The SQLite application_id of a Carbon Studio project: 'CRBN' read as a big-endian 32-bit
+// number. Set when a project is created; open() checks it before anything is written, so that
+// no other program's database is ever changed (see open() for files of earlier versions).
+constexpr int32_t project_application_id = 0x4352424E;
 
 struct SequenceRecord {
     int64_t id = 0;
@@ -106,10 +113,16 @@ struct VariantRecord {
 enum class IntegrityCheck { None, Quick, Full };
 
 struct OpenOptions {
-    bool create = true;         // create the file when missing
+    bool create = true;  // create the file when missing (an existing empty, 0-byte file is taken too)
+    // Nothing is written, not even the switch to WAL or a migration: an older project is read
+    // through views, a file in a read-only folder is read as it is.
     bool read_only = false;
     IntegrityCheck check = IntegrityCheck::Quick;  // on open; problems throw Error
+    // The longest a statement waits for another program's write transaction before it fails.
     int busy_timeout_ms = 5000;
+    // Called while waiting for another program's write: seconds waited and the limit; first after
+    // one second, then every five.
+    std::function<void(double waited_s, double limit_s)> on_wait = nullptr;
 };
 
 class Transaction;
@@ -120,12 +133,26 @@ class Transaction;
 // Every write method is one transaction unless called inside an explicit Transaction.
 class Project {
 public:
+    // Opens a project, or creates one where `path` is missing (or an empty 0-byte file). Before
+    // anything is written the file must be a Carbon Studio project: SQLite application_id
+    // project_application_id, or, for files of versions that did not set it (schema 1-3,
+    // application_id 0), exactly the tables and columns the migrations give that schema version;
+    // such a file gets the id when it is first opened for writing. Anything else (another
+    // program's database, a file with a few of our table names) is refused with an Error that
+    // says so, and the file is left byte for byte as it was.
     static std::unique_ptr<Project> open(const std::string& path, const OpenOptions& options = {});
     ~Project();
     Project(const Project&) = delete;
     Project& operator=(const Project&) = delete;
 
     const std::string& path() const { return path_; }
+    // True when this open created the file: a command that then fails removes it again
+    // (remove_project_files) rather than leave an empty project behind.
+    bool created() const { return created_; }
+    // True when nothing was stored in it yet (no sequence, run, design, track or variant).
+    bool empty();
+    // The file's PRAGMA user_version: schema_version() unless a read-only open left it older.
+    int file_schema_version();
     // PRAGMA integrity_check (full) or quick_check: the problems found, empty when sound.
     std::vector<std::string> check_integrity(bool full = true);
 
@@ -148,6 +175,10 @@ public:
     // Reads.
     std::vector<SequenceRecord> list_sequences(bool with_bases = false);
     std::optional<SequenceRecord> sequence(int64_t id);
+    // Names are not unique in a project: every sequence of that name, by id.
+    std::vector<SequenceRecord> find_sequences(const std::string& name, bool with_bases = true);
+    // The one sequence of that name; nullopt when none; an Error listing the candidates (id,
+    // length, origin) when several share it, so that nothing picks one silently.
     std::optional<SequenceRecord> find_sequence(const std::string& name);
     std::vector<Region> regions_of_sequence(int64_t sequence_id);
     std::vector<Region> regions_of_design(int64_t design_id);
@@ -166,6 +197,7 @@ public:
 private:
     friend class Transaction;
     Project(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+    static int busy_handler(void* self, int count);
     void exec(const char* sql);
     int64_t insert_track(const Track& t);
     int64_t insert_region(const Region& r);
@@ -173,7 +205,15 @@ private:
     std::string path_;
     sqlite3* db_ = nullptr;
     int depth_ = 0;  // nested Transaction objects: only the outermost commits
+    bool created_ = false;
+    int busy_timeout_ms_ = 5000;
+    std::function<void(double, double)> on_wait_;
+    std::chrono::steady_clock::time_point wait_start_, next_report_;
 };
+
+// Removes a project file with its -wal, -shm and -journal files (a project this program created
+// and did not finish); missing files are no error.
+void remove_project_files(const std::string& path);
 
 // BEGIN IMMEDIATE on construction (the one writer takes the write lock up front, so it never
 // fails half-way on a lock), COMMIT on commit(), ROLLBACK when destroyed uncommitted.

@@ -1,0 +1,350 @@
+// Opening a project file: telling a Carbon Studio project apart from any other file before
+// anything is written, creating new projects, adopting those of earlier versions, read-only
+// access that writes nothing, and the bounded, reported wait for another program's write.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "carbon/storage/project.h"
+#include "schema.h"
+#include "sqlite_failure.h"
+#include "sqlite_stmt.h"
+
+namespace carbon::storage {
+
+using detail::Stmt;
+
+namespace {
+
+// Earlier versions created projects without an application_id; their schema versions end here.
+constexpr int kLastSchemaWithoutApplicationId = 3;
+
+std::string hex32(uint32_t v) {
+    char b[16];
+    std::snprintf(b, sizeof b, "0x%08X", v);
+    std::string out = b;
+    std::string ascii;
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        const char c = char((v >> shift) & 0xff);
+        if (c < 0x20 || c > 0x7e) return out;
+        ascii += c;
+    }
+    return out + " '" + ascii + "'";
+}
+
+// The first 100 bytes of an SQLite file: magic, then (big-endian) user_version at 60 and
+// application_id at 68. Read with plain file I/O: no lock, no -wal or -shm file, no side effect.
+struct Header {
+    bool sqlite = false;
+    uint32_t user_version = 0, application_id = 0;
+    std::string start;  // the first bytes, for the message on a file that is no database
+};
+
+Header read_header(const std::string& path) {
+    Header h;
+    std::ifstream f(path, std::ios::binary);
+    char b[100] = {};
+    f.read(b, sizeof b);
+    const size_t got = size_t(f.gcount());
+    for (size_t i = 0; i < got && i < 16; ++i) h.start += (b[i] >= 0x20 && b[i] < 0x7f) ? b[i] : '.';
+    if (got < sizeof b || std::string_view(b, 16) != std::string_view("SQLite format 3\0", 16)) return h;
+    auto be32 = [&](int at) {
+        return uint32_t(uint8_t(b[at])) << 24 | uint32_t(uint8_t(b[at + 1])) << 16 | uint32_t(uint8_t(b[at + 2])) << 8 | uint8_t(b[at + 3]);
+    };
+    h.sqlite = true;
+    h.user_version = be32(60);
+    h.application_id = be32(68);
+    return h;
+}
+
+bool has_nonempty_wal(const std::string& path) {
+    std::error_code ec;
+    const auto n = std::filesystem::file_size(path + "-wal", ec);
+    return !ec && n > 0;
+}
+
+// "file:" URI of a path (immutable and similar query parameters need the URI form).
+std::string file_uri(const std::string& path, const char* query) {
+    std::string out = "file:";
+    for (const char c : std::filesystem::absolute(path).string()) {
+        if (c == '%' || c == '?' || c == '#') {
+            char b[4];
+            std::snprintf(b, sizeof b, "%%%02X", unsigned(static_cast<unsigned char>(c)));
+            out += b;
+        } else {
+            out += c;
+        }
+    }
+    return out + "?" + query;
+}
+
+sqlite3* connect(const std::string& path, const std::string& target, int flags) {
+    sqlite3* db = nullptr;
+    flags |= SQLITE_OPEN_NOMUTEX;  // one connection per thread (see project.h)
+    if (sqlite3_open_v2(target.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+        const std::string msg = detail::failure_text(db);
+        sqlite3_close_v2(db);
+        throw Error(path + ": cannot open the project: " + msg);
+    }
+    sqlite3_extended_result_codes(db, 1);
+    return db;
+}
+
+enum class Kind { Carbon, Legacy, Empty, Foreign };
+
+struct Identity {
+    Kind kind = Kind::Foreign;
+    int version = 0;
+    std::string why;  // Foreign: what the file is instead
+};
+
+std::string table_list(const detail::SchemaSignature& sig) {
+    std::string out;
+    size_t n = 0;
+    for (const auto& [t, cols] : sig) {
+        if (n++ == 6) return out + ", ...";
+        out += (out.empty() ? "" : ", ") + t;
+    }
+    return out;
+}
+
+// The first way a file's tables differ from those of a project of schema `version`.
+std::string signature_difference(const detail::SchemaSignature& have, const detail::SchemaSignature& want) {
+    for (const auto& [t, cols] : want) {
+        const auto it = have.find(t);
+        if (it == have.end()) return "it has no table '" + t + "'";
+        if (it->second != cols) {
+            std::string c;
+            for (const auto& name : it->second) c += (c.empty() ? "" : ", ") + name;
+            return "its table '" + t + "' has the columns (" + c + ")";
+        }
+    }
+    for (const auto& [t, cols] : have)
+        if (!want.count(t)) return "it has a table '" + t + "' that no project has";
+    return "";
+}
+
+// What the file is, from its header and, where that is not enough (application_id 0), its
+// tables, read through a connection that writes nothing.
+Identity identify(const std::string& path, const Header& h) {
+    Identity id;
+    id.version = int(h.user_version);
+    if (h.application_id == uint32_t(project_application_id)) {
+        id.kind = Kind::Carbon;
+        return id;
+    }
+    if (h.application_id != 0) {
+        id.why = "an SQLite database of another program (application_id " + hex32(h.application_id) + "; a project's is " +
+                 hex32(uint32_t(project_application_id)) + ")";
+        return id;
+    }
+    // application_id 0: another program's database, an empty one, or a project of an earlier
+    // version. Without a non-empty -wal beside it the file alone is the whole database and is
+    // read as immutable (no lock, no -shm); otherwise through an ordinary read-only connection.
+    const std::string target = has_nonempty_wal(path) ? path : file_uri(path, "immutable=1");
+    sqlite3* db = connect(path, target, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    detail::SchemaSignature sig;
+    int version = 0;
+    uint32_t app = 0;
+    try {
+        Stmt v(db, "PRAGMA user_version");
+        version = v.step() ? int(v.i64(0)) : 0;
+        Stmt a(db, "PRAGMA application_id");
+        app = a.step() ? uint32_t(a.i64(0)) : 0;
+        sig = detail::read_signature(db);
+    } catch (...) {
+        sqlite3_close_v2(db);
+        throw;
+    }
+    sqlite3_close_v2(db);
+    id.version = version;
+    if (app == uint32_t(project_application_id)) {  // adopted, the header change still in the WAL
+        id.kind = Kind::Carbon;
+        return id;
+    }
+    if (sig.empty() && version == 0) {
+        id.kind = Kind::Empty;
+        id.why = "an SQLite database without any table (a new project is created only in place of a missing or empty file)";
+        return id;
+    }
+    if (version >= 1 && version <= kLastSchemaWithoutApplicationId) {
+        const std::string diff = signature_difference(sig, detail::schema_signature(version));
+        if (diff.empty()) {
+            id.kind = Kind::Legacy;
+            return id;
+        }
+        id.why = "an SQLite database without Carbon Studio's application_id whose tables (" + table_list(sig) +
+                 ") are not those of a project of schema " + std::to_string(version) + ": " + diff;
+        return id;
+    }
+    id.why = "an SQLite database of another program (no Carbon Studio application_id" +
+             (version ? "; user_version " + std::to_string(version) : std::string()) +
+             "; tables: " + (sig.empty() ? std::string("none") : table_list(sig)) + ")";
+    return id;
+}
+
+void run_sql(sqlite3* db, const std::string& path, const char* sql, const char* what) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+        sqlite3_free(err);
+        throw Error(path + ": " + what + ": " + detail::failure_text(db));
+    }
+}
+
+// A project of an earlier version gets the application_id, under the write lock and after
+// checking its tables once more.
+void adopt(sqlite3* db, const std::string& path) {
+    run_sql(db, path, "BEGIN IMMEDIATE", "cannot start writing");
+    try {
+        Stmt a(db, "PRAGMA application_id");
+        const bool done = a.step() && a.i64(0) == project_application_id;
+        a.reset();
+        if (!done) {
+            Stmt v(db, "PRAGMA user_version");
+            const int version = v.step() ? int(v.i64(0)) : 0;
+            v.reset();
+            if (version < 1 || version > kLastSchemaWithoutApplicationId ||
+                !signature_difference(detail::read_signature(db), detail::schema_signature(version)).empty())
+                throw Error(path + ": changed while it was being opened; nothing was written to it");
+            const std::string sql = "PRAGMA application_id = " + std::to_string(project_application_id);
+            run_sql(db, path, sql.c_str(), "cannot mark the project");
+        }
+        run_sql(db, path, "COMMIT", "cannot mark the project");
+    } catch (...) {
+        sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+}
+
+}  // namespace
+
+int Project::busy_handler(void* self, int count) {
+    auto* p = static_cast<Project*>(self);
+    const auto now = std::chrono::steady_clock::now();
+    if (count == 0) {
+        p->wait_start_ = now;
+        p->next_report_ = now + std::chrono::seconds(1);
+    }
+    const double waited = std::chrono::duration<double>(now - p->wait_start_).count();
+    const double limit = p->busy_timeout_ms_ / 1000.0;
+    if (waited >= limit) {
+        detail::last_busy_give_up() = {p->db_, waited};
+        return 0;  // SQLite returns SQLITE_BUSY to the statement
+    }
+    if (p->on_wait_ && now >= p->next_report_) {
+        try {  // never let an exception cross SQLite's C frames
+            p->on_wait_(waited, limit);
+        } catch (...) {
+        }
+        p->next_report_ = now + std::chrono::seconds(5);
+    }
+    const double left_ms = (limit - waited) * 1000.0;
+    const double step_ms = std::min({count < 7 ? double(1 << count) : 100.0, left_ms, 100.0});
+    std::this_thread::sleep_for(std::chrono::microseconds(int64_t(std::max(step_ms, 0.5) * 1000)));
+    return 1;
+}
+
+std::unique_ptr<Project> Project::open(const std::string& path, const OpenOptions& o) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    const bool existed = fs::exists(st);
+    if (existed && fs::is_directory(st)) throw Error(path + ": is a folder, not a project file");
+    if (existed && !fs::is_regular_file(st))
+        throw Error(path + ": is not a regular file (a device, pipe or socket), so it cannot be a project");
+    if (!existed && (!o.create || o.read_only)) throw Error(path + ": no such project file");
+    const bool zero_bytes = !existed || fs::file_size(path, ec) == 0;
+
+    // What the file is, found without writing anything to it.
+    Identity id;
+    if (zero_bytes) {
+        id.kind = Kind::Empty;
+        id.why = "an empty file";
+    } else {
+        const Header h = read_header(path);
+        if (!h.sqlite)
+            throw Error(path + ": not a Carbon Studio project: the file is not a database (no SQLite header; it starts with '" + h.start +
+                        "'); nothing was written to it");
+        id = identify(path, h);
+    }
+    if (id.kind == Kind::Foreign) throw Error(path + ": not a Carbon Studio project: " + id.why + "; nothing was written to it");
+    if (id.kind == Kind::Empty && (!zero_bytes || o.read_only || !o.create))
+        throw Error(path + ": not a Carbon Studio project: " + id.why + "; nothing was written to it");
+    if (id.version > detail::newest_schema_version())
+        throw Error(path + ": project schema version " + std::to_string(id.version) + " is newer than this Carbon Studio understands (" +
+                    std::to_string(detail::newest_schema_version()) + "); open it with a newer version");
+
+    // The connection this Project keeps.
+    sqlite3* db = connect(path, path, o.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (existed ? 0 : SQLITE_OPEN_CREATE));
+    std::unique_ptr<Project> p(new Project(path, db));
+    p->created_ = !existed;
+    p->busy_timeout_ms_ = std::max(0, o.busy_timeout_ms);
+    p->on_wait_ = o.on_wait;
+    sqlite3_busy_handler(db, &Project::busy_handler, p.get());
+    if (!o.read_only && sqlite3_db_readonly(db, "main") == 1)
+        throw Error(path + ": the project file cannot be written (no write permission); nothing was written to it");
+    try {
+        Stmt s(db, "SELECT count(*) FROM sqlite_schema");
+        s.step();
+    } catch (const Error&) {
+        // A project in WAL mode inside a read-only folder: a reader cannot make the -shm file it
+        // needs. Without a -wal file beside it, nothing can be writing to the project there, and
+        // the file is read as it is (immutable).
+        const int code = sqlite3_errcode(db) & 0xff;  // extended codes are on
+        if (!o.read_only || (code != SQLITE_READONLY && code != SQLITE_CANTOPEN) || has_nonempty_wal(path)) throw;
+        sqlite3_close_v2(db);
+        p->db_ = nullptr;
+        p->db_ = connect(path, file_uri(path, "immutable=1"), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+        db = p->db_;
+        sqlite3_busy_handler(db, &Project::busy_handler, p.get());
+    }
+    run_sql(db, path, "PRAGMA foreign_keys = ON", "cannot enable foreign keys");
+    if (o.read_only) {
+        // Nothing is written: an older schema is read through views in the connection's own
+        // temporary database.
+        if (id.version < detail::newest_schema_version()) detail::create_read_compat_views(db, id.version);
+    } else {
+        // A new project gets its tables and application_id in one transaction before the switch
+        // to WAL, so that a crash leaves either an empty file or a whole project.
+        if (id.kind == Kind::Empty) detail::migrate(db, 1);
+        if (id.kind == Kind::Legacy) adopt(db, path);
+        run_sql(db, path, "PRAGMA journal_mode = WAL", "cannot switch to WAL");
+        // NORMAL in WAL: a commit survives a killed process; only an OS crash or power loss can
+        // lose the last commits, never corrupt the file.
+        run_sql(db, path, "PRAGMA synchronous = NORMAL", "cannot set synchronous");
+        detail::migrate(db, schema_version());
+    }
+    if (o.check != IntegrityCheck::None) {
+        const auto problems = p->check_integrity(o.check == IntegrityCheck::Full);
+        if (!problems.empty()) {
+            std::string msg = path + ": the project file is damaged (" + std::to_string(problems.size()) + " problem(s)): " + problems[0];
+            for (size_t i = 1; i < problems.size() && i < 5; ++i) msg += "; " + problems[i];
+            throw Error(msg);
+        }
+    }
+    return p;
+}
+
+Project::~Project() { sqlite3_close_v2(db_); }
+
+bool Project::empty() {
+    for (const char* t : {"sequences", "runs", "designs", "tracks", "variants", "regions"})
+        if (count(t) != 0) return false;
+    return true;
+}
+
+int Project::file_schema_version() {
+    Stmt v(db_, "PRAGMA user_version");
+    return v.step() ? int(v.i64(0)) : 0;
+}
+
+void remove_project_files(const std::string& path) {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
+}
+
+}  // namespace carbon::storage
