@@ -80,17 +80,16 @@ inline cudaError_t set_max_dynamic_smem(void (*kernel)(P...), std::size_t bytes)
 namespace carbon::kern {
 
 // Runs the whole grid before returning (blocks in turn, each block's threads as fibers). Every error
-// (bad configuration, divergent barrier, deadlock, ...) is thrown as carbon::host::KernelFault; the
-// stream is ignored: the host layer has no asynchrony.
+// (bad configuration, divergent barrier, deadlock, ...) is thrown as carbon::host::KernelFault. On a
+// deferring stream (the host device seam's, tests/gpu) the configuration is checked now and the grid
+// runs, with its own copy of the arguments, when the stream's work is drained.
 template <class... P, class... A>
 inline cudaError_t launch(void (*kernel)(P...), dim3 grid, dim3 block, std::size_t dynamic_smem_bytes,
                           cudaStream_t stream, A&&... args) {
     static_assert(sizeof...(P) == sizeof...(A), "carbon::kern::launch: wrong number of kernel arguments");
-    (void)stream;
     using Bound = ::carbon::host::detail::BoundKernel<P...>;
-    const Bound bound{kernel, typename Bound::Params(std::forward<A>(args)...)};
-    ::carbon::host::detail::launch_grid(reinterpret_cast<::carbon::host::detail::KernelId>(kernel), grid, block,
-                                        dynamic_smem_bytes, {&Bound::invoke, &bound});
+    ::carbon::host::detail::launch_bound(kernel, grid, block, dynamic_smem_bytes, stream,
+                                         typename Bound::Params(std::forward<A>(args)...));
     return cudaSuccess;
 }
 

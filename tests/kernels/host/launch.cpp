@@ -1,6 +1,7 @@
 // Host execution layer, launching: checks the configuration against the GPU's limits (with the
 // message a test can read instead of a bare cudaErrorInvalidConfiguration), then runs the grid's
-// blocks one after another on the calling thread; also the layer's settings and kernel names.
+// blocks one after another on the calling thread, or hands the launch to a deferring stream; also
+// the layer's settings and kernel names.
 #include "launch.h"
 
 #include <cxxabi.h>
@@ -24,6 +25,7 @@ struct Settings {
     Schedule schedule = Schedule::Forward;
     std::uint64_t seed = 0;
     std::map<detail::KernelId, std::size_t> dynamic_smem_optin;  // set_max_dynamic_smem
+    std::map<cudaStream_t, std::function<void(DeferredLaunch&&)>> deferred_streams;
 };
 Settings& settings() {
     static Settings s;
@@ -54,6 +56,17 @@ void set_schedule(Schedule schedule, std::uint64_t seed) {
 
 const char* executor() {
     return detail::executor_name();
+}
+
+void register_deferred_stream(cudaStream_t stream, std::function<void(DeferredLaunch&&)> sink) {
+    if (stream == nullptr || !sink) throw KernelFault("register_deferred_stream: a null stream or an empty sink");
+    std::lock_guard lock(settings().mutex);
+    settings().deferred_streams[stream] = std::move(sink);
+}
+
+void unregister_deferred_stream(cudaStream_t stream) {
+    std::lock_guard lock(settings().mutex);
+    settings().deferred_streams.erase(stream);
 }
 
 namespace detail {
@@ -124,13 +137,37 @@ std::size_t check_configuration(KernelId kernel, dim3 grid, dim3 block, std::siz
     return opted_in ? limits.smem_optin_max : limits.dynamic_smem_default;
 }
 
-}  // namespace
-
-void launch_grid(KernelId kernel, dim3 grid, dim3 block, std::size_t dynamic_smem_bytes, Thunk thunk) {
+void check_not_in_kernel(KernelId kernel, dim3 grid, dim3 block) {
     if (tl_block != nullptr)
         bad_launch(kernel, grid, block,
                    "launched from inside kernel '" + kernel_name(tl_block->launch().kernel()) +
                        "': launches from device code (dynamic parallelism) are not emulated");
+}
+
+}  // namespace
+
+bool is_deferred_stream(cudaStream_t stream) {
+    std::lock_guard lock(settings().mutex);
+    return settings().deferred_streams.count(stream) != 0;
+}
+
+void defer_launch(cudaStream_t stream, KernelId kernel, dim3 grid, dim3 block, std::size_t dynamic_smem_bytes,
+                  std::vector<DeferredLaunch::PointerArg> pointer_args, std::function<void()> run) {
+    check_not_in_kernel(kernel, grid, block);
+    (void)check_configuration(kernel, grid, block, dynamic_smem_bytes);
+    std::function<void(DeferredLaunch &&)> sink;
+    {
+        std::lock_guard lock(settings().mutex);
+        const auto it = settings().deferred_streams.find(stream);
+        if (it == settings().deferred_streams.end())
+            throw KernelFault("defer_launch: stream is not registered as deferring");
+        sink = it->second;  // called outside the lock: the sink may call back into the layer
+    }
+    sink(DeferredLaunch{kernel_name(kernel), grid, block, dynamic_smem_bytes, std::move(pointer_args), std::move(run)});
+}
+
+void launch_grid(KernelId kernel, dim3 grid, dim3 block, std::size_t dynamic_smem_bytes, Thunk thunk) {
+    check_not_in_kernel(kernel, grid, block);
     const std::size_t smem_total_limit = check_configuration(kernel, grid, block, dynamic_smem_bytes);
     LaunchState state(kernel, grid, block, dynamic_smem_bytes, smem_total_limit, thunk);
     // One Block per OS thread, reused from launch to launch (it keeps its allocations).
