@@ -8,10 +8,11 @@ import argparse
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
+
+from cxx_names import demangle
 
 HEADER = (
     "# Registers, static shared memory, stack frame and named barriers per kernel and architecture, as\n"
@@ -51,14 +52,6 @@ def parse_ptxas(text, source):
             rows[current]["shared_bytes"] = s.group(1) if s else "0"
             current = None
     return rows
-
-
-def demangle(names):
-    cxxfilt = shutil.which("c++filt")
-    if not cxxfilt or not names:
-        return {n: n for n in names}
-    out = subprocess.run([cxxfilt], input="\n".join(names), capture_output=True, text=True, check=True).stdout
-    return dict(zip(names, out.splitlines()))
 
 
 def measure(args):

@@ -10,10 +10,11 @@ import argparse
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
+
+from cxx_names import demangle
 
 ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([A-Za-z_$][\w$]*)\s*\(", re.M)
 # ld.global[.qualifiers].v4.{b,u,s,f}32 or .v2.{b,u,s,f}64; qualifiers include nc, ca, cg, cs, lu,
@@ -51,14 +52,6 @@ def entry_bodies(ptx):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(ptx)
         bodies[m.group(1)] = ptx[m.start():end]
     return bodies
-
-
-def demangle(names):
-    cxxfilt = shutil.which("c++filt")
-    if not cxxfilt or not names:
-        return {n: n for n in names}
-    out = subprocess.run([cxxfilt], input="\n".join(names), capture_output=True, text=True, check=True).stdout
-    return dict(zip(names, out.splitlines()))
 
 
 def compile_ptx(args, source, arch, tmp):

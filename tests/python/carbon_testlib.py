@@ -72,6 +72,26 @@ def run_limited(cmd, timeout=60, mem_mb=2048, **kw):
         return subprocess.CompletedProcess(cmd, None, "", f"timed out after {timeout} s")
 
 
+def fresh_project(folder, name):
+    """folder/name with no project there yet: the file, its -wal, -shm and -journal removed (folders too)."""
+    import shutil
+    p = os.path.join(folder, name)
+    for ext in ("", "-wal", "-shm", "-journal"):
+        if os.path.isdir(p + ext):
+            shutil.rmtree(p + ext)
+        elif os.path.exists(p + ext):
+            os.remove(p + ext)
+    return p
+
+
+def write_file(folder, name, data):
+    """Writes data (str or bytes) to folder/name and returns the path."""
+    p = os.path.join(folder, name)
+    with open(p, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+    return p
+
+
 def sha256(path):
     """The file's SHA-256, or None when it does not exist (before/after: nothing stored changed)."""
     import hashlib

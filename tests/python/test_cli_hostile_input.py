@@ -13,17 +13,14 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
-from carbon_testlib import Checks, bin_path, run, run_limited, sha256, work_dir  # noqa: E402
+from carbon_testlib import Checks, bin_path, run, run_limited, sha256, work_dir, write_file  # noqa: E402
 
 CLI = bin_path("carbon-cli")
 W = work_dir("cli_hostile_input")
 
 
 def write(name, data):
-    p = os.path.join(W, name)
-    with open(p, "wb") as f:
-        f.write(data if isinstance(data, bytes) else data.encode())
-    return p
+    return write_file(W, name, data)
 
 
 def gzip_member(data):

@@ -16,18 +16,14 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from carbon_testlib import Checks, bin_path, run, work_dir  # noqa: E402
+from carbon_testlib import Checks, bin_path, fresh_project, run, work_dir  # noqa: E402
 
 CLI = bin_path("carbon-cli")
 W = work_dir("cli_project_contention")
 
 
 def fresh(name):
-    p = os.path.join(W, name)
-    for ext in ("", "-wal", "-shm"):
-        if os.path.exists(p + ext):
-            os.remove(p + ext)
-    return p
+    return fresh_project(W, name)
 
 
 def content(project):

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from carbon_testlib import Checks, as_nobody, bin_path, run_limited, sha256, work_dir  # noqa: E402
+from carbon_testlib import Checks, as_nobody, bin_path, fresh_project, run_limited, sha256, work_dir  # noqa: E402
 
 CLI = bin_path("carbon-cli")
 W = work_dir("cli_project_identity")
@@ -20,13 +20,7 @@ CRBN = 0x4352424E
 
 
 def fresh(name):
-    p = os.path.join(W, name)
-    for ext in ("", "-wal", "-shm", "-journal"):
-        if os.path.isdir(p + ext):
-            shutil.rmtree(p + ext)
-        elif os.path.exists(p + ext):
-            os.remove(p + ext)
-    return p
+    return fresh_project(W, name)
 
 
 def foreign(name, setup):

@@ -9,25 +9,18 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from carbon_testlib import Checks, bin_path, run, run_limited, sha256, work_dir  # noqa: E402
+from carbon_testlib import Checks, bin_path, fresh_project, run, run_limited, sha256, work_dir, write_file  # noqa: E402
 
 CLI = bin_path("carbon-cli")
 W = work_dir("cli_project_names")
 
 
 def fresh(name):
-    p = os.path.join(W, name)
-    for ext in ("", "-wal", "-shm"):
-        if os.path.exists(p + ext):
-            os.remove(p + ext)
-    return p
+    return fresh_project(W, name)
 
 
-def write(name, text):
-    p = os.path.join(W, name)
-    with open(p, "w") as f:
-        f.write(text)
-    return p
+def write(name, data):
+    return write_file(W, name, data)
 
 
 def main():

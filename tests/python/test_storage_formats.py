@@ -10,7 +10,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from carbon_testlib import bin_path, run, work_dir  # noqa: E402
+from carbon_testlib import bin_path, fresh_project, run, work_dir  # noqa: E402
 
 CLI = bin_path("carbon-cli")
 W = work_dir("storage_formats")
@@ -29,11 +29,7 @@ def parse_fasta(text):
 
 
 def fresh(name):
-    p = os.path.join(W, name)
-    for ext in ("", "-wal", "-shm"):
-        if os.path.exists(p + ext):
-            os.remove(p + ext)
-    return p
+    return fresh_project(W, name)
 
 
 def check(cond, what):

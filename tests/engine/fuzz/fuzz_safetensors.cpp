@@ -11,27 +11,15 @@
 
 #include "carbon/common.h"
 #include "carbon/safetensors.h"
+#include "fuzz_files.h"
 #include "fuzz_target.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path& scratch() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("carbon-fuzz-safetensors-" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
-}
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
+const fs::path& scratch() { return carbon::fuzz::scratch_dir("safetensors"); }
+using carbon::fuzz::slurp;
 
 std::vector<carbon::TensorToWrite> tensors() {
     auto t = [](std::string name, carbon::DType dt, std::vector<int64_t> shape) {

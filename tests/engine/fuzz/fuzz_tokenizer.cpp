@@ -9,6 +9,7 @@
 
 #include "carbon/common.h"
 #include "carbon/tokenizer.h"
+#include "fuzz_files.h"
 #include "fuzz_target.h"
 
 namespace {
@@ -17,21 +18,8 @@ namespace fs = std::filesystem;
 constexpr int kVocab = 400 + 3 + 4096;  // a compact test vocabulary: <dna> at 400, the 6-mers by the layout rule
 constexpr const char* kSplit = "\n@@\n";
 
-const fs::path& scratch() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("carbon-fuzz-tokenizer-" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
-}
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
+const fs::path& scratch() { return carbon::fuzz::scratch_dir("tokenizer"); }
+using carbon::fuzz::slurp;
 
 }  // namespace
 
