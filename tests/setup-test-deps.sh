@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what only the tests need: debootstrap (the bare-root check of the README's first
-# command), Boost.Context (the kernels' host execution layer), and the Python reference packages (transformers, torch, tokenizers, safetensors,
-# numpy) into a virtual environment at build/venv, which sees the system's site-packages so
-# already-installed copies are reused. Prints the venv's python on stdout; everything else goes
-# to stderr.
+# command), Boost.Context (the kernels' host execution layer), and the Python reference packages
+# (transformers, torch, tokenizers, safetensors, numpy; Biopython and pyjaspar's copy of the JASPAR
+# database for the motif scanner) into a virtual environment at build/venv, which sees the
+# system's site-packages so already-installed copies are reused. Prints the venv's python on
+# stdout; everything else goes to stderr.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -26,9 +27,9 @@ fi
 # ~/.cache/carbon-studio/wheels): a new build tree or a rebuilt venv installs from it without the
 # network; only what it lacks is downloaded (about 2.9 GB the first time: torch from PyPI brings
 # its CUDA libraries).
-REQS=("torch>=2.4" "transformers>=4.56" "tokenizers>=0.21" "safetensors>=0.4" numpy)
+REQS=("torch>=2.4" "transformers>=4.56" "tokenizers>=0.21" "safetensors>=0.4" numpy "biopython>=1.80" "pyjaspar>=3.0")
 WHEELS="${CARBON_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/carbon-studio/wheels}"
-if ! "$VENV/bin/python" -c "import torch, transformers, tokenizers, safetensors, numpy" >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c "import torch, transformers, tokenizers, safetensors, numpy, Bio, pyjaspar" >/dev/null 2>&1; then
   pip=("$VENV/bin/python" -m pip --disable-pip-version-check)
   mkdir -p "$WHEELS"
   if "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "${REQS[@]}" >/dev/null 2>&1; then

@@ -38,6 +38,8 @@ usage:
   carbon-cli variant --model DIR --in FILE.fasta --pos P [--ref B] --alt B [--window BP] [--rc]
   carbon-cli ism --model DIR --in FILE.fasta --region START-END [--exact] --out FILE.tsv
              (each of these: carbon-cli COMMAND --help)
+  carbon-cli motifs scan --motifs FILE --in FILE.fasta --out FILE.tsv [--pvalue P] [--background uniform|sequence]
+             (transcription-factor motifs: JASPAR, MEME, TRANSFAC; no model needed)
   carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N] [--batches 1,8]
              [--repeat N] [--json FILE]
 
@@ -181,6 +183,7 @@ int main(int argc, char** argv) {
         if (cmd == "ism") return cmd_ism(args);
         if (cmd == "project") return cmd_project(args);
         if (cmd == "models") return cmd_models(args);
+        if (cmd == "motifs") return cmd_motifs(args);
         std::fprintf(stderr, "carbon-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
         return 1;
     } catch (const std::bad_alloc&) {
