@@ -106,14 +106,19 @@ std::optional<ProjectTarget> project_target(const Args& a) {
     ProjectTarget t{*path, a.number("project-wait", kDefaultProjectWait, 0, 86400)};
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (fs::exists(t.path, ec)) {
+    const bool exists = fs::exists(t.path, ec);
+    if (ec) throw Error("--project " + t.path + ": cannot be reached: " + ec.message());
+    if (exists) {
         st::OpenOptions o = write_options(t.path, t.wait_s);
         o.create = false;
         st::Project::open(t.path, o);  // a project this program may write, brought up to date
         return t;
     }
     const fs::path folder = fs::path(t.path).has_parent_path() ? fs::path(t.path).parent_path() : fs::path(".");
-    if (!fs::is_directory(folder, ec)) throw Error("--project " + t.path + ": the folder " + folder.string() + " does not exist");
+    if (!fs::is_directory(folder, ec))
+        throw Error("--project " + t.path + ": the folder " + folder.string() +
+                    (ec && ec != std::errc::no_such_file_or_directory ? " cannot be reached: " + ec.message()
+                                                                       : std::string(" does not exist")));
     if (::access(folder.c_str(), W_OK) != 0)
         throw Error("--project " + t.path + ": cannot create a project in " + folder.string() + ": " + std::strerror(errno));
     return t;

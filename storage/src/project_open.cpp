@@ -252,6 +252,10 @@ std::unique_ptr<Project> Project::open(const std::string& path, const OpenOption
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
+    // Not found is not an error of status(); anything else (a folder on the way this user may
+    // not enter) must not be reported as a missing file.
+    if (ec && st.type() != fs::file_type::not_found)
+        throw Error(path + ": cannot be reached: " + ec.message() + " (a folder on its path is not open to this user?)");
     const bool existed = fs::exists(st);
     if (existed && fs::is_directory(st)) throw Error(path + ": is a folder, not a project file");
     if (existed && !fs::is_regular_file(st))

@@ -21,6 +21,8 @@ for tool in cpack dpkg-deb dpkg-shlibdeps desktop-file-validate appstreamcli; do
   command -v "$tool" >/dev/null 2>&1 ||
     skip "$tool not found (Debian: dpkg-dev, desktop-file-utils, appstream; bash packaging/setup.sh --deps-only)"
 done
+# Installed by tests/setup-test-deps.sh: its absence is a set-up bug, not a reason to skip.
+command -v file >/dev/null 2>&1 || fail "'file' is not installed: CPack's DEB generator needs it for dpkg-shlibdeps (tests/setup-test-deps.sh installs it)"
 [ -f "$BUILD/CPackConfig.cmake" ] || fail "$BUILD/CPackConfig.cmake is missing"
 for exe in carbon-cli carbon-studio; do
   [ -x "$BUILD/bin/$exe" ] || fail "$BUILD/bin/$exe is not built"

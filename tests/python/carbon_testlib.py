@@ -121,6 +121,16 @@ class Checks:
         return 1 if self.failures else 0
 
 
+def open_dir(sub):
+    """A fresh folder in the system's temporary directory that every user can reach (0755 under a
+    world-traversable /tmp): the files of the cases run as 'nobody' go there, because a build tree
+    (under /root, say) need not be reachable by other users. The caller removes it."""
+    import tempfile
+    d = tempfile.mkdtemp(prefix=f"carbon-{sub}-")
+    os.chmod(d, 0o755)
+    return d
+
+
 def as_nobody(probe=None):
     """A prefix that runs a command as the unprivileged user 'nobody' when this process is root
     (permission bits do not stop root), or [] when it is not root; None when that cannot be done

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from carbon_testlib import Checks, as_nobody, bin_path, fresh_project, run_limited, sha256, work_dir  # noqa: E402
+from carbon_testlib import Checks, as_nobody, bin_path, fresh_project, open_dir, run_limited, sha256, work_dir  # noqa: E402
 
 CLI = bin_path("carbon-cli")
 W = work_dir("cli_project_identity")
@@ -96,19 +96,18 @@ def main():
     if prefix is None:
         print("SKIP (read-only cases): as root, without setpriv or a build tree that user nobody can run, permissions cannot be tested")
     else:
-        ro_dir = os.path.join(W, "ro")
-        if os.path.exists(ro_dir):
-            os.chmod(ro_dir, 0o755)
-            shutil.rmtree(ro_dir)
+        shared = open_dir("identity")  # reachable by nobody wherever the build tree is
+        ro_dir = os.path.join(shared, "ro")
         os.makedirs(ro_dir)
+        shutil.copy(fasta, shared)
+        fasta = os.path.join(shared, os.path.basename(fasta))
         proj = os.path.join(ro_dir, "p.carbon")
         r = run_limited([CLI, "project", "import", proj, "--fasta", fasta])
         c.check(r.returncode == 0, f"making the read-only project: {r.stderr}")
         os.chmod(proj, 0o444)
         os.chmod(ro_dir, 0o555)
-        os.chmod(W, 0o755)
-        out = os.path.join(W, "ro_out")
-        os.makedirs(out, exist_ok=True)
+        out = os.path.join(shared, "ro_out")
+        os.makedirs(out)
         os.chmod(out, 0o777)
         before = sha256(proj)
         for cmd in (["project", "list", proj], ["project", "export", proj, "--format", "sequences", "--out", os.path.join(out, "ro.fa")]):
@@ -121,6 +120,15 @@ def main():
         c.check(sha256(proj) == before, "the read-only project changed")
         c.check(not os.path.exists(proj + "-wal"), "a -wal file appeared in the read-only folder")
         os.chmod(ro_dir, 0o755)
+        # A project behind a folder this user may not enter is unreachable, not missing.
+        locked = os.path.join(shared, "locked")
+        os.makedirs(locked)
+        shutil.copy(proj, locked)
+        os.chmod(locked, 0o700)
+        r = run_limited(prefix + [CLI, "project", "list", os.path.join(locked, "p.carbon")])
+        c.check(r.returncode == 1 and "cannot be reached" in r.stderr and "Permission denied" in r.stderr,
+                f"a project behind a closed folder: {r.returncode} {r.stderr.strip()}")
+        shutil.rmtree(shared)
     return c.done()
 
 

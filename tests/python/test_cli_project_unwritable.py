@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from carbon_testlib import SKIP, Checks, as_nobody, bin_path, run, run_limited, sha256, work_dir  # noqa: E402
+from carbon_testlib import SKIP, Checks, as_nobody, bin_path, open_dir, run, run_limited, sha256, work_dir  # noqa: E402
 
 CLI = bin_path("carbon-cli")
 W = work_dir("cli_project_unwritable")
@@ -93,24 +93,22 @@ def read_only(c, model):
     if prefix is None:
         print("SKIP (read-only file): as root, without setpriv or a build tree that user nobody can run, permissions cannot be tested")
         return False
-    project = os.path.join(W, "ro.carbon")
-    for ext in ("", "-wal", "-shm"):
-        if os.path.exists(project + ext):
-            os.remove(project + ext)
+    shared = open_dir("unwritable")  # reachable by nobody wherever the build tree is
+    project = os.path.join(shared, "ro.carbon")
     small = os.path.join(W, "small.fa")
     run([CLI, "project", "import", project, "--fasta", small])
     os.chmod(project, 0o444)
     before = sha256(project)
-    out = os.path.join(W, "ro_out")
-    os.makedirs(out, exist_ok=True)
+    out = os.path.join(shared, "ro_out")
+    os.makedirs(out)
     os.chmod(out, 0o777)
-    os.chmod(W, 0o755)
     r = run_limited(prefix + [CLI, "generate", "--model", os.path.join(W, "no-model"), "--length", "12",
                               "--out", os.path.join(out, "g.fa"), "--project", project], timeout=60)
     c.check(r.returncode == 1 and "cannot be written" in r.stderr and "nothing was written" in r.stderr,
             f"generate onto a read-only project: exit {r.returncode}, {r.stderr.strip()!r}")
     c.check("no-model" not in r.stderr, "the read-only project was not refused before the work")
     c.check(sha256(project) == before, "the read-only project changed")
+    shutil.rmtree(shared)
     return True
 
 
