@@ -2,6 +2,7 @@
 // and a right flank, written as FASTA whose headers carry the run's settings and scores.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -39,12 +40,16 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
              [--context SEQ | --context-fasta FILE] [--right-flank SEQ] [--max-backtracks N]
              [--count N] [--mode fns|direct] [--temperature T] [--top-p P] [--seed S]
              [--tags T1,T2 [--free-tags]] [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX]
+             [--forbid-matrices FILE [--forbid-pvalue P]]
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
              [--project FILE] [--backend auto|cpu|cuda] [--threads N] [--quiet]
   Designs continue the left context base by base (FNS, the default) or 6-mer by 6-mer (direct),
   under the template's IUPAC letters and the constraints, ranked by how well design + right flank
   read. --out - writes to standard output. The design must fit the model's context with the tags;
   a longer left context is trimmed at its far end, with a note.
+  --forbid-matrices FILE: no window touching the design may match any matrix of FILE (JASPAR,
+  MEME or TRANSFAC; see carbon-cli motifs --help) on either strand with a p-value of P or less
+  (default 1e-4; uniform background, pseudocount 0.5): enforced while generating.
 )";
 
 }  // namespace
@@ -53,7 +58,8 @@ int cmd_generate(const std::vector<std::string>& argv) {
     if (wants_help(argv, kGenerateUsage)) return 0;
     Args a(argv,
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
-            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "project-wait", "draft", "draft-tokens", "draft-verify"},
+            "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "project-wait", "draft", "draft-tokens", "draft-verify",
+            "forbid-matrices", "forbid-pvalue"},
            {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
     if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
@@ -73,6 +79,16 @@ int cmd_generate(const std::vector<std::string>& argv) {
     req.sampling.seed = uint64_t(a.integer("seed", 0, 0, (1ll << 62)));
     req.constraints.max_homopolymer = int(a.integer("max-homopolymer", 0, 0, 1000000));
     req.constraints.forbidden_motifs = split(a.get_or("forbid", ""), ',');
+    if (a.get("forbid-pvalue") && !a.get("forbid-matrices")) throw Error("--forbid-pvalue needs --forbid-matrices FILE");
+    if (auto f = a.get("forbid-matrices")) {
+        const double p = a.number("forbid-pvalue", 1e-4, 1e-300, 1.0);
+        if (p >= 1.0) throw Error("--forbid-pvalue must be below 1: at 1 every window of every matrix is a match");
+        for (const Motif& m : read_motifs(*f)) {
+            Pssm pssm = make_pssm(m, uniform_background(), 0.5);
+            const double threshold = ScoreDistribution(pssm).threshold(p);
+            req.constraints.forbidden_matrices.push_back({std::move(pssm), threshold, m.id + " (" + m.name + ")"});
+        }
+    }
     if (auto gc = a.get("gc")) {
         auto dash = gc->find('-');
         char* end = nullptr;
@@ -140,6 +156,9 @@ int cmd_generate(const std::vector<std::string>& argv) {
         if (!req.template_iupac.empty()) out << " template=" << req.template_iupac;
         if (req.constraints.max_homopolymer) out << " max_homopolymer=" << req.constraints.max_homopolymer;
         if (!req.constraints.forbidden_motifs.empty()) out << " forbid=" << a.get_or("forbid", "");
+        if (a.get("forbid-matrices"))
+            out << " forbid_matrices=" << std::filesystem::path(*a.get("forbid-matrices")).filename().string()
+                << " forbid_pvalue=" << a.get_or("forbid-pvalue", "1e-4");
         if (a.get("gc")) out << " gc=" << *a.get("gc");
         if (!req.tags.empty()) out << " tags=" << req.tags;
         out << " backtracks=" << d.backtracks << "\n";

@@ -158,6 +158,12 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
         p.motifs.push_back(m);
         p.motifs.push_back(reverse_complement_mask(m));
     }
+    for (const ForbiddenMatrix& f : c.forbidden_matrices) {
+        if (f.pssm.length() == 0 || f.pssm.length() > 64) throw Error("forbidden matrix " + f.label + " must have 1-64 positions");
+        if (!(f.min_score > f.pssm.min_score()))
+            throw Error("forbidden matrix " + f.label + ": its threshold (" + std::to_string(f.min_score) +
+                        " bits) is at or below the lowest score the matrix gives, so every window would match");
+    }
     if (!(c.gc_min >= 0.0 && c.gc_max <= 1.0 && c.gc_min <= c.gc_max))
         throw Error("the GC window must satisfy 0 <= min <= max <= 1 (got " + std::to_string(c.gc_min) + ".." +
                     std::to_string(c.gc_max) + ")");
@@ -243,6 +249,9 @@ private:
 
     // Checks the constraints for the base just appended at generated position `gen_pos`.
     bool base_ok(const DesignState& d, size_t gen_pos) const;
+    // Whether a window of `f` ending at absolute index a of s (and, at the design's last base,
+    // one reaching into the right flank) scores at least its threshold on either strand.
+    bool matrix_hit_ends_at(const ForbiddenMatrix& f, const std::string& s, size_t a, bool last) const;
     bool choose_fns(DesignState& d, Step& st, size_t step, size_t design_index);
     bool choose_direct(DesignState& d, Step& st, size_t step, size_t design_index);
     void choose(DesignState& d, size_t design_index);
@@ -269,6 +278,30 @@ private:
     SpeculativeStats stats_;
     size_t prefix_len_ = 0;  // prompt tokens up to and including <dna> (kept in the draft's window)
 };
+
+bool Generator::matrix_hit_ends_at(const ForbiddenMatrix& f, const std::string& s, size_t a, bool last) const {
+    const auto& m = f.pssm.score;
+    const size_t L = m.size();
+    auto at = [&](size_t i) -> int { return motif_base(i < s.size() ? s[i] : p_.flank[i - s.size()]); };
+    const size_t known = last ? s.size() + p_.flank.size() : a + 1;
+    const size_t last_end = last ? std::min(known - 1, a + L - 1) : a;
+    for (size_t end = a; end <= last_end; ++end) {
+        if (end + 1 < L) continue;
+        const size_t start = end + 1 - L;
+        double fwd = 0, rev = 0;
+        bool scored = true;
+        for (size_t j = 0; j < L && scored; ++j) {
+            const int b = at(start + j);
+            if (b < 0) scored = false;  // an N in the context: no score is defined for this window
+            else {
+                fwd += m[j][size_t(b)];
+                rev += m[L - 1 - j][size_t(3 - b)];
+            }
+        }
+        if (scored && (fwd >= f.min_score || rev >= f.min_score)) return true;
+    }
+    return false;
+}
 
 bool Generator::base_ok(const DesignState& d, size_t gen_pos) const {
     if (!is_design(gen_pos) || !c_.active()) return true;
@@ -299,6 +332,8 @@ bool Generator::base_ok(const DesignState& d, size_t gen_pos) const {
             }
         }
     }
+    for (const ForbiddenMatrix& f : c_.forbidden_matrices)
+        if (matrix_hit_ends_at(f, s, a, last)) return false;
     if (p_.gc_lo > 0 || p_.gc_hi < int(p_.design_len)) {
         const size_t design_pos = gen_pos - p_.tail_len;
         int g = 0;
@@ -420,8 +455,8 @@ void Generator::choose(DesignState& d, size_t design_index) {
         if (step == 0 || d.history.size() < 2 || d.backtracks >= r_.max_backtracks)
             throw Error("design " + std::to_string(design_index + 1) + ": the constraints cannot be met at design position " +
                         std::to_string(design_pos) + " (after " + std::to_string(d.backtracks) +
-                        " backtracked 6-mers): no base sequence allowed by the template avoids the forbidden motifs, "
-                        "the homopolymer limit and the GC window there");
+                        " backtracked 6-mers): no base sequence allowed by the template avoids the forbidden motifs "
+                        "and matrices, the homopolymer limit and the GC window there");
         // Step back one token: forget this step, exclude the previous choice, drop it from the cache.
         d.history.pop_back();
         const int prev = d.tokens.back();

@@ -93,16 +93,7 @@ private:
     std::string origin_;
 };
 
-int base_index(std::string_view letter) {
-    if (letter.size() != 1) return -1;
-    switch (letter[0]) {
-        case 'A': case 'a': return 0;
-        case 'C': case 'c': return 1;
-        case 'G': case 'g': return 2;
-        case 'T': case 't': return 3;
-        default: return -1;
-    }
-}
+int base_index(std::string_view letter) { return letter.size() == 1 ? motif_base(letter[0]) : -1; }
 
 // JASPAR: optional ">ID NAME" header, then four rows (A, C, G, T; labelled "A [ ... ]" or bare
 // numbers in that order).

@@ -13,16 +13,6 @@ namespace {
 constexpr char kBases[] = "ACGT";
 constexpr double kMaxGridPoints = 4e6;
 
-int base_code(char c) {
-    switch (c) {
-        case 'A': case 'a': return 0;
-        case 'C': case 'c': return 1;
-        case 'G': case 'g': return 2;
-        case 'T': case 't': return 3;
-        default: return -1;
-    }
-}
-
 std::vector<BaseWeights> reverse_complement(const std::vector<BaseWeights>& m) {
     std::vector<BaseWeights> rc(m.size());
     for (size_t j = 0; j < m.size(); ++j)
@@ -70,7 +60,7 @@ BaseWeights sequence_background(std::string_view bases) {
     // Both strands (an A counts for T too), plus one of each so no base has probability 0.
     std::array<double, 4> n{1, 1, 1, 1};
     for (char c : bases) {
-        const int b = base_code(c);
+        const int b = motif_base(c);
         if (b < 0) continue;
         n[size_t(b)] += 1;
         n[size_t(3 - b)] += 1;
@@ -157,9 +147,9 @@ std::vector<MotifHit> scan_motif(const Pssm& pssm, const ScoreDistribution& dist
     const std::vector<BaseWeights> rc = reverse_complement(pssm.score);
     size_t bad_until = 0;  // windows starting before this hold a non-ACGT base
     for (size_t i = 0; i < L - 1; ++i)
-        if (base_code(bases[i]) < 0) bad_until = i + 1;
+        if (motif_base(bases[i]) < 0) bad_until = i + 1;
     for (size_t start = 0; start + L <= bases.size(); ++start) {
-        if (base_code(bases[start + L - 1]) < 0) bad_until = start + L;
+        if (motif_base(bases[start + L - 1]) < 0) bad_until = start + L;
         if (start < bad_until) continue;
         for (int strand = 0; strand < 2; ++strand) {
             const auto& m = strand == 0 ? pssm.score : rc;
@@ -167,7 +157,7 @@ std::vector<MotifHit> scan_motif(const Pssm& pssm, const ScoreDistribution& dist
             double s = 0;
             long long g = 0;
             for (size_t j = 0; j < L; ++j) {
-                const int b = base_code(bases[start + j]);
+                const int b = motif_base(bases[start + j]);
                 s += m[j][size_t(b)];
                 g += d.grid[j][size_t(b)];
             }

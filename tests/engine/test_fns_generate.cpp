@@ -247,6 +247,23 @@ TEST(impossible_requests_are_refused_with_the_reason) {
     r = base_request(kContext, 6);
     r.constraints.forbidden_motifs = {"GAZ"};
     CHECK_THROWS_WITH(gen(r), "forbidden motif 1", "'Z' at position 3");
+    // A matrix threshold at or below its lowest score forbids every window.
+    Pssm pssm;
+    pssm.score = {{1, -1, -1, -1}, {-1, -1, 2, -1}};
+    r = base_request(kContext, 6);
+    r.constraints.forbidden_matrices = {{pssm, -2.0, "M1 (test)"}};
+    CHECK_THROWS_WITH(gen(r), "forbidden matrix M1 (test)", "every window");
+    // At its top score it forbids exactly "AG" (and, on the other strand, "CT").
+    r = base_request(kContext, 30, 4);
+    r.sampling = {1.5f, 1.0f, 3};
+    r.constraints.forbidden_matrices = {{pssm, 3.0, "M1 (test)"}};
+    for (const Design& d : gen(r).designs) {
+        const std::string full = kContext + d.bases;
+        for (size_t i = kContext.size() - 1; i + 1 < full.size(); ++i) {
+            CHECK(full.substr(i, 2) != "AG");
+            CHECK(full.substr(i, 2) != "CT");
+        }
+    }
 }
 
 TEST(flank_scores_equal_a_closed_scoring_pass_and_rank) {

@@ -11,6 +11,7 @@
 
 #include "carbon/backend.h"
 #include "carbon/fns.h"
+#include "carbon/motif.h"
 #include "carbon/sampling.h"
 #include "carbon/tokenizer.h"
 
@@ -19,11 +20,23 @@ namespace carbon {
 enum class GenerationMode { Fns, Direct };
 const char* generation_mode_name(GenerationMode mode);
 
+// A transcription-factor matrix no window touching the design may match: no window (either
+// strand) that holds a design base scores min_score bits or more (the threshold of a p-value,
+// ScoreDistribution::threshold). `label` names it in messages.
+struct ForbiddenMatrix {
+    Pssm pssm;
+    double min_score = 0;
+    std::string label;
+};
+
 struct DesignConstraints {
     int max_homopolymer = 0;                  // longest allowed run of one base; 0 = no limit
     std::vector<std::string> forbidden_motifs;  // IUPAC, checked on both strands
+    std::vector<ForbiddenMatrix> forbidden_matrices;
     double gc_min = 0.0, gc_max = 1.0;        // GC fraction window over the design
-    bool active() const { return max_homopolymer > 0 || !forbidden_motifs.empty() || gc_min > 0.0 || gc_max < 1.0; }
+    bool active() const {
+        return max_homopolymer > 0 || !forbidden_motifs.empty() || !forbidden_matrices.empty() || gc_min > 0.0 || gc_max < 1.0;
+    }
 };
 
 struct DesignRequest {

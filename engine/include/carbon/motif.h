@@ -15,8 +15,20 @@
 
 namespace carbon {
 
-// Base order everywhere in this header: A, C, G, T.
+// Base order everywhere in this header: A, C, G, T (not the 6-mer index's A, T, C, G), so the
+// complement of base b is 3 - b.
 using BaseWeights = std::array<double, 4>;
+
+// 0..3 for A/C/G/T in either case, -1 for anything else.
+inline int motif_base(char c) {
+    switch (c) {
+        case 'A': case 'a': return 0;
+        case 'C': case 'c': return 1;
+        case 'G': case 'g': return 2;
+        case 'T': case 't': return 3;
+        default: return -1;
+    }
+}
 
 struct Motif {
     std::string id;    // the database's accession (MA0004.1), or the name where there is none
