@@ -1,0 +1,242 @@
+// Design plans and constraint checks (see design_plan.h).
+#include "design_plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace carbon {
+
+namespace {
+
+char upper(char c) { return c >= 'a' && c <= 'z' ? char(c - 32) : c; }
+
+bool is_gc(char c) { return c == 'G' || c == 'C'; }
+
+std::vector<BaseMask> reverse_complement_mask(const std::vector<BaseMask>& m) {
+    // Complement swaps A<->T (bits 0,1) and C<->G (bits 2,3).
+    std::vector<BaseMask> r(m.rbegin(), m.rend());
+    for (BaseMask& b : r) b = BaseMask(((b & 1) << 1) | ((b & 2) >> 1) | ((b & 4) << 1) | ((b & 8) >> 1));
+    return r;
+}
+
+BaseMask char_bit(char c) {
+    const int code = base_code(c);
+    return code < 0 ? BaseMask(0) : base_bit(code);
+}
+
+}  // namespace
+
+Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::string>& notices) {
+    Plan p;
+    if (r.count == 0 || r.count > 100000) throw Error("design count must be between 1 and 100000");
+    if (!(r.sampling.temperature >= 0.f) || !std::isfinite(r.sampling.temperature))
+        throw Error("temperature must be a finite number >= 0");
+    if (!(r.sampling.top_p > 0.f && r.sampling.top_p <= 1.f)) throw Error("top-p must be in (0, 1]");
+    std::vector<BaseMask> design_masks;
+    if (!r.template_iupac.empty()) {
+        design_masks = parse_template(r.template_iupac);
+        if (r.length && r.length != design_masks.size())
+            throw Error("the template has " + std::to_string(design_masks.size()) + " positions but the length is " +
+                        std::to_string(r.length));
+    } else {
+        if (r.length == 0) throw Error("design length must be at least 1 base (or give a template)");
+        design_masks.assign(r.length, kAnyBase);
+    }
+    p.design_len = design_masks.size();
+
+    // What the model can see at once: tags + <dna> + context + design (+ flank and </dna> for
+    // ranking) must fit in its context. The design must; the context and flank give way.
+    std::string_view left = r.left_context, right = r.right_flank;
+    size_t dropped = 0;  // bases trimmed off the far end of the left context
+    if (r.context_tokens) {
+        const size_t fixed = tok.encode_prompt(r.tags, "", false).ids.size();
+        const size_t tail_bases = left.size() % 6;
+        const size_t design_tokens = (tail_bases + p.design_len + 5) / 6;
+        if (fixed + design_tokens > r.context_tokens)
+            throw Error("a " + std::to_string(p.design_len) + " bp design needs " + std::to_string(fixed + design_tokens) +
+                        " tokens with the tags and <dna>, but the model reads at most " + std::to_string(r.context_tokens) +
+                        " tokens (" + std::to_string(r.context_tokens * 6) + " bp) at once: design at most " +
+                        std::to_string((r.context_tokens - fixed) * 6 - tail_bases) + " bp in one piece, or extend the "
+                        "context with YaRN (--yarn)");
+        size_t room = r.context_tokens - fixed - design_tokens;
+        // The ranking pass adds the flank (after the design's partial last token) and </dna>.
+        const size_t flank_tokens = right.empty() ? 0 : (5 + right.size() + 5) / 6 + 1;
+        if (flank_tokens > room) {
+            const size_t keep = room >= 2 ? (room - 1) * 6 - 5 : 0;
+            notices.push_back("right flank trimmed to its first " + std::to_string(keep) + " of " + std::to_string(right.size()) +
+                              " bp: with the design it would not fit in the model's " + std::to_string(r.context_tokens) +
+                              "-token context");
+            right = right.substr(0, keep);
+        }
+        room -= right.empty() ? 0 : (5 + right.size() + 5) / 6 + 1;
+        const size_t ctx_tokens = left.size() / 6;
+        if (ctx_tokens > room) {
+            dropped = (ctx_tokens - room) * 6;
+            left = left.substr(dropped);
+            notices.push_back("left context trimmed to its nearest " + std::to_string(left.size()) + " of " +
+                              std::to_string(r.left_context.size()) + " bp (positions " + std::to_string(dropped + 1) + "-" +
+                              std::to_string(r.left_context.size()) + "): the model reads at most " +
+                              std::to_string(r.context_tokens) + " tokens at once");
+        }
+    }
+
+    std::string ctx(left.size(), 'A');
+    for (size_t i = 0; i < ctx.size(); ++i) ctx[i] = upper(left[i]);
+    const size_t whole = ctx.size() / 6 * 6;
+    p.head = ctx.substr(0, whole);
+    const std::string tail = ctx.substr(whole);
+    p.tail_len = tail.size();
+    DnaEncoding enc = tok.encode_prompt(r.tags, left.substr(0, whole), false);
+    p.prompt = enc.ids;
+    p.prefix_len = enc.first_dna_token;
+    for (const DnaNotice& n : enc.notices) {
+        std::string where = "context position " + std::to_string(dropped + n.position + 1);
+        if (n.count > 1) where += "-" + std::to_string(dropped + n.position + n.count);
+        where += n.kind == DnaNotice::Lowercase ? ": lowercase, upper-cased" : ": not A/C/G/T, its 6-mer is <oov>";
+        notices.push_back(std::move(where));
+    }
+    for (size_t i = 0; i < tail.size(); ++i) {
+        const BaseMask b = char_bit(tail[i]);
+        if (!b) notices.push_back("context position " + std::to_string(dropped + whole + i + 1) + ": '" + tail[i] +
+                                  "' is not A/C/G/T; the model may choose any base there, and it is not part of the design");
+        p.masks.push_back(b ? b : kAnyBase);
+    }
+    p.masks.insert(p.masks.end(), design_masks.begin(), design_masks.end());
+    p.gen_len = p.masks.size();
+    p.n_tokens = (p.gen_len + 5) / 6;
+    p.flank.resize(right.size());
+    for (size_t i = 0; i < p.flank.size(); ++i) p.flank[i] = upper(right[i]);
+
+    const DesignConstraints& c = r.constraints;
+    if (c.max_homopolymer < 0) throw Error("the maximum homopolymer run must be >= 1 (0 = no limit)");
+    for (size_t k = 0; k < c.forbidden_motifs.size(); ++k) {
+        const std::string what = "forbidden motif " + std::to_string(k + 1) + " (" + c.forbidden_motifs[k] + ")";
+        auto m = parse_template(c.forbidden_motifs[k], what.c_str());
+        if (m.size() > 64) throw Error(what + " is longer than 64 bases");
+        p.motifs.push_back(m);
+        p.motifs.push_back(reverse_complement_mask(m));
+    }
+    for (const ForbiddenMatrix& f : c.forbidden_matrices) {
+        if (f.pssm.length() == 0 || f.pssm.length() > 64) throw Error("forbidden matrix " + f.label + " must have 1-64 positions");
+        if (!(f.min_score > f.pssm.min_score()))
+            throw Error("forbidden matrix " + f.label + ": its threshold (" + std::to_string(f.min_score) +
+                        " bits) is at or below the lowest score the matrix gives, so every window would match");
+    }
+    if (!(c.gc_min >= 0.0 && c.gc_max <= 1.0 && c.gc_min <= c.gc_max))
+        throw Error("the GC window must satisfy 0 <= min <= max <= 1 (got " + std::to_string(c.gc_min) + ".." +
+                    std::to_string(c.gc_max) + ")");
+    const double n = double(p.design_len);
+    p.gc_lo = int(std::ceil(c.gc_min * n - 1e-9));
+    p.gc_hi = int(std::floor(c.gc_max * n + 1e-9));
+    if (p.gc_lo > p.gc_hi)
+        throw Error("the GC window " + std::to_string(c.gc_min) + ".." + std::to_string(c.gc_max) +
+                    " allows no whole number of G/C bases in a " + std::to_string(p.design_len) + " bp design");
+    p.gc_min_after.assign(p.design_len + 1, 0);
+    p.gc_max_after.assign(p.design_len + 1, 0);
+    for (size_t i = p.design_len; i-- > 0;) {
+        const BaseMask m = design_masks[i];
+        const bool can_gc = m & (base_bit(2) | base_bit(3)), must_gc = !(m & (base_bit(0) | base_bit(1)));
+        p.gc_min_after[i] = p.gc_min_after[i + 1] + (must_gc ? 1 : 0);
+        p.gc_max_after[i] = p.gc_max_after[i + 1] + (can_gc ? 1 : 0);
+    }
+    if (p.gc_min_after[0] > p.gc_hi || p.gc_max_after[0] < p.gc_lo)
+        throw Error("the template forces between " + std::to_string(p.gc_min_after[0]) + " and " +
+                    std::to_string(p.gc_max_after[0]) + " G/C bases, outside the GC window (" + std::to_string(p.gc_lo) +
+                    ".." + std::to_string(p.gc_hi) + " of " + std::to_string(p.design_len) + ")");
+    // Fixed template bases that already break a constraint make the request impossible.
+    auto single = [](BaseMask m) { return m && !(m & (m - 1)); };
+    if (c.max_homopolymer > 0) {
+        size_t run = 0;
+        for (size_t i = 0; i < p.design_len; ++i) {
+            run = single(design_masks[i]) && i > 0 && design_masks[i] == design_masks[i - 1] && run ? run + 1
+                  : single(design_masks[i])                                                    ? 1
+                                                                                               : 0;
+            if (run > size_t(c.max_homopolymer))
+                throw Error("the template fixes a run of " + std::to_string(run) + " identical bases ending at design position " +
+                            std::to_string(i + 1) + ", longer than the maximum homopolymer " + std::to_string(c.max_homopolymer));
+        }
+    }
+    for (size_t k = 0; k < p.motifs.size(); ++k) {
+        const auto& m = p.motifs[k];
+        for (size_t s = 0; s + m.size() <= p.design_len; ++s) {
+            bool forced = true;
+            for (size_t j = 0; j < m.size() && forced; ++j) forced = single(design_masks[s + j]) && (design_masks[s + j] & ~m[j]) == 0;
+            if (forced)
+                throw Error("the template fixes forbidden motif " + c.forbidden_motifs[k / 2] + (k % 2 ? " (reverse strand)" : "") +
+                            " at design positions " + std::to_string(s + 1) + "-" + std::to_string(s + m.size()));
+        }
+    }
+    return p;
+}
+
+
+namespace {
+
+// Whether a window of `f` ending at absolute index a of s (and, at the design's last base, one
+// reaching into the right flank) scores at least its threshold on either strand.
+bool matrix_hit_ends_at(const Plan& p, const ForbiddenMatrix& f, const std::string& s, size_t a, bool last) {
+    const auto& m = f.pssm.score;
+    const size_t L = m.size();
+    auto at = [&](size_t i) -> int { return motif_base(i < s.size() ? s[i] : p.flank[i - s.size()]); };
+    const size_t known = last ? s.size() + p.flank.size() : a + 1;
+    const size_t last_end = last ? std::min(known - 1, a + L - 1) : a;
+    for (size_t end = a; end <= last_end; ++end) {
+        if (end + 1 < L) continue;
+        const size_t start = end + 1 - L;
+        double fwd = 0, rev = 0;
+        bool scored = true;
+        for (size_t j = 0; j < L && scored; ++j) {
+            const int b = at(start + j);
+            if (b < 0) scored = false;  // an N in the context: no score is defined for this window
+            else {
+                fwd += m[j][size_t(b)];
+                rev += m[L - 1 - j][size_t(3 - b)];
+            }
+        }
+        if (scored && (fwd >= f.min_score || rev >= f.min_score)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+bool constraints_allow(const Plan& p, const DesignConstraints& c, const std::string& s, size_t gen_pos) {
+    if (!p.is_design(gen_pos) || !c.active()) return true;
+    const size_t a = p.abs_index(gen_pos);
+    const char b = s[a];
+    const bool last = gen_pos + 1 == p.gen_len;
+    if (c.max_homopolymer > 0) {
+        size_t run = 1;
+        for (size_t i = a; i-- > 0 && s[i] == b;) ++run;
+        if (last)
+            for (size_t i = 0; i < p.flank.size() && p.flank[i] == b; ++i) ++run;
+        if (run > size_t(c.max_homopolymer)) return false;
+    }
+    if (!p.motifs.empty()) {
+        auto at = [&](size_t i) -> char { return i < s.size() ? s[i] : p.flank[i - s.size()]; };
+        const size_t known = last ? s.size() + p.flank.size() : a + 1;
+        for (const auto& m : p.motifs) {
+            const size_t L = m.size();
+            // Windows ending at a; at the design's last base also those reaching into the flank.
+            const size_t first_end = a, last_end = last ? std::min(known - 1, a + L - 1) : a;
+            for (size_t end = first_end; end <= last_end; ++end) {
+                if (end + 1 < L) continue;
+                const size_t start = end + 1 - L;
+                bool match = true;
+                for (size_t j = 0; j < L && match; ++j) match = (char_bit(at(start + j)) & m[j]) != 0;
+                if (match) return false;
+            }
+        }
+    }
+    for (const ForbiddenMatrix& f : c.forbidden_matrices)
+        if (matrix_hit_ends_at(p, f, s, a, last)) return false;
+    if (p.gc_lo > 0 || p.gc_hi < int(p.design_len)) {
+        const size_t design_pos = gen_pos - p.tail_len;
+        int g = 0;
+        for (size_t i = p.abs_index(p.tail_len); i <= a; ++i) g += is_gc(s[i]);
+        if (g + p.gc_max_after[design_pos + 1] < p.gc_lo || g + p.gc_min_after[design_pos + 1] > p.gc_hi) return false;
+    }
+    return true;
+}
+
+}  // namespace carbon
