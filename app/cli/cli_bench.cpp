@@ -48,18 +48,18 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 const char* kBenchUsage = R"(usage: carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N]
-             [--batches 1,8] [--repeat N] [--seed S] [--json FILE]
-  Prefill and decode speed of the CPU backend at each batch size (tokens/s, bp/s), and the peak
-  memory against the weights' size. Figures: docs/benchmarks.md (tests/bench/cpu_bench.sh runs it
+             [--batches 1,8] [--repeat N] [--seed S] [--json FILE] [--backend cpu|cuda|auto]
+  Prefill and decode speed of a backend (the CPU's unless --backend says otherwise) at each batch
+  size (tokens/s, bp/s), and the peak memory against the weights' size. Figures: docs/benchmarks.md (tests/bench/cpu_bench.sh runs it
   beside transformers).
 )";
 
 int cmd_bench(const std::vector<std::string>& argv) {
     if (wants_help(argv, kBenchUsage)) return 0;
     using json = nlohmann::json;
-    Args a(argv, {"model", "threads", "prompt-tokens", "decode-tokens", "batches", "repeat", "json", "seed"}, {});
+    Args a(argv, {"model", "threads", "prompt-tokens", "decode-tokens", "batches", "repeat", "json", "seed", "backend"}, {});
     ModelOptions mo;
-    mo.backend = BackendKind::Cpu;
+    mo.backend = parse_backend_kind(a.get_or("backend", "cpu"));
     mo.threads = int(a.integer("threads", 0, 0, 1024));
     const size_t prompt_tokens = size_t(a.integer("prompt-tokens", 128, 1, 1 << 20));
     const size_t decode_tokens = size_t(a.integer("decode-tokens", 32, 1, 1 << 20));

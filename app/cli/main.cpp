@@ -7,6 +7,7 @@
 #include <new>
 #include <sstream>
 
+#include "carbon/gpu_provider.h"
 #include "carbon/model.h"
 #include "carbon/rope.h"
 #include "carbon/test_model.h"
@@ -171,6 +172,7 @@ int main(int argc, char** argv) {
         std::fputs(kUsage, args.empty() ? stderr : stdout);
         return args.empty() ? 1 : 0;
     }
+    carbon::load_gpu_plugin();  // the CUDA backend, where it was built and its libraries load
     const std::string cmd = args[0];
     args.erase(args.begin());
     try {

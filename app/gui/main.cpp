@@ -8,11 +8,13 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include "carbon/gpu_provider.h"
 #include "main_window.h"
 #include "theme.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
+    carbon::load_gpu_plugin();  // the CUDA backend, where it was built and its libraries load
     QApplication::setOrganizationName(QStringLiteral("Carbon"));
     QApplication::setApplicationName(QStringLiteral("Carbon Studio"));
     QApplication::setApplicationVersion(QStringLiteral(CARBON_VERSION));

@@ -10,6 +10,27 @@ namespace carbon {
 
 size_t Backend::memory_available() const { return available_host_memory(); }
 
+FnsRow fns_row_on_host(const float* logits, size_t width, const std::array<BaseMask, 6>& masks) {
+    FnsRow r;
+    std::vector<float> probs(width);
+    dna_softmax(std::span<const float>(logits, width), probs);
+    r.plain = fns_marginals(probs);
+    r.masked_total = fns_masked_marginals(probs, masks, r.masked);
+    return r;
+}
+
+void Backend::forward_fns(std::span<const ForwardItem> items, std::span<const FnsRowRequest> rows, const SamplingParams&,
+                          std::vector<FnsRow>& out) {
+    if (rows.size() != items.size())
+        throw Error("forward_fns: " + std::to_string(rows.size()) + " row requests for " + std::to_string(items.size()) + " items");
+    std::vector<ForwardItem> last(items.begin(), items.end());
+    for (ForwardItem& it : last) it.all_positions = false;
+    ForwardOutput logits;
+    forward(last, Head::Dna, logits);
+    out.resize(items.size());
+    for (size_t i = 0; i < items.size(); ++i) out[i] = fns_row_on_host(logits.row(i), logits.width, rows[i].masks);
+}
+
 void require_finite_logits(const ForwardOutput& out, std::span<const ForwardItem> items, const std::string& model) {
     for (size_t i = 0; i < items.size(); ++i) {
         for (size_t r = out.row_begin[i]; r < out.row_begin[i + 1]; ++r) {

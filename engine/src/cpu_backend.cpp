@@ -66,6 +66,8 @@ public:
     }
 
     std::string name() const override { return "cpu"; }
+    // Every dot product is summed in one fixed order on every path (see docs/architecture.md).
+    BackendGuarantees guarantees() const override { return {true}; }
     std::string notice() const override {
         std::string n = threads_note_;
         if (!pool_.shortfall().empty()) n += (n.empty() ? "" : "; ") + pool_.shortfall();

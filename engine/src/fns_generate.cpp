@@ -81,6 +81,9 @@ private:
     std::vector<double> token_distribution(const Step& st, size_t step) const;
     void commit(DesignState& d, const Step& st, int index) const;
     Step make_step(size_t step, const float* logits, size_t width) const;
+    // The six base masks of token step `step`, and a step's data from the backend's FNS row.
+    std::array<BaseMask, 6> step_masks(size_t step) const;
+    Step fns_step_data(size_t step, const FnsRow& row) const;
     void push_step(DesignState& d, const float* logits, size_t width);
     bool finished(const DesignState& d) const { return d.tokens.size() >= p_.n_tokens; }
     void plain_round(std::vector<DesignState>& ds, ForwardOutput& out);
@@ -100,23 +103,32 @@ private:
     size_t prefix_len_ = 0;  // prompt tokens up to and including <dna> (kept in the draft's window)
 };
 
-Step Generator::make_step(size_t step, const float* logits, size_t width) const {
-    Step st;
-    std::vector<float> probs(width);
-    dna_softmax(std::span<const float>(logits, width), probs);
-    st.plain = fns_marginals(probs);
+std::array<BaseMask, 6> Generator::step_masks(size_t step) const {
     std::array<BaseMask, 6> mask;
     for (size_t j = 0; j < 6; ++j) {
         const size_t g = step * 6 + j;
         mask[j] = g < p_.gen_len ? p_.masks[g] : kAnyBase;
     }
-    if (r_.mode == GenerationMode::Fns) {
-        if (fns_masked_marginals(probs, mask, st.choice) <= 0.0)
-            throw Error("the model gives zero probability to every 6-mer the template allows at design position " +
-                        std::to_string(step * 6 + 1 > p_.tail_len ? step * 6 + 1 - p_.tail_len : 1));
-    } else {
-        st.logits.assign(logits, logits + width);
-    }
+    return mask;
+}
+
+Step Generator::fns_step_data(size_t step, const FnsRow& row) const {
+    if (row.masked_total <= 0.0)
+        throw Error("the model gives zero probability to every 6-mer the template allows at design position " +
+                    std::to_string(step * 6 + 1 > p_.tail_len ? step * 6 + 1 - p_.tail_len : 1));
+    Step st;
+    st.plain = row.plain;
+    st.choice = row.masked;
+    return st;
+}
+
+Step Generator::make_step(size_t step, const float* logits, size_t width) const {
+    if (r_.mode == GenerationMode::Fns) return fns_step_data(step, fns_row_on_host(logits, width, step_masks(step)));
+    Step st;
+    std::vector<float> probs(width);
+    dna_softmax(std::span<const float>(logits, width), probs);
+    st.plain = fns_marginals(probs);
+    st.logits.assign(logits, logits + width);
     return st;
 }
 
@@ -273,6 +285,23 @@ void Generator::plain_round(std::vector<DesignState>& ds, ForwardOutput& out) {
             items.push_back({ds[i].seq, std::span<const int32_t>(&ds[i].pending, 1), false});
         }
     if (items.empty()) return;
+    if (r_.mode == GenerationMode::Fns) {
+        // The backend returns the marginals (a GPU computes them beside the logits).
+        std::vector<FnsRowRequest> rows(active.size());
+        for (size_t q = 0; q < active.size(); ++q) {
+            const DesignState& d = ds[active[q]];
+            rows[q] = {step_masks(d.tokens.size()), uint64_t(active[q]), uint64_t(d.tokens.size())};
+        }
+        std::vector<FnsRow> fns;
+        be_.forward_fns(items, rows, r_.sampling, fns);
+        for (size_t q = 0; q < active.size(); ++q) {
+            DesignState& d = ds[active[q]];
+            d.history.push_back(fns_step_data(d.tokens.size(), fns[q]));
+            if (d.history.size() > kHistoryDepth) d.history.pop_front();
+            choose(d, active[q]);
+        }
+        return;
+    }
     be_.forward(items, Head::Dna, out);
     for (size_t q = 0; q < active.size(); ++q) {
         push_step(ds[active[q]], out.row(q), out.width);
@@ -619,7 +648,16 @@ GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, 
                     std::to_string(plan.head.size() + plan.tail_len) + " bp of context need about " + human_bytes(need) +
                     " of memory for their caches, but " + human_bytes(double(have)) +
                     " is available: ask for fewer designs at once, or shorter ones");
-    Generator g(backend, tokenizer, request, plan, speculative && speculative->draft ? speculative : nullptr);
+    // Identity verification gives the target's own designs only if a token's logits do not depend on
+    // the batch or the verification pass around it: asked of the backend, not assumed.
+    const bool identity = drafting && !(speculative->verify == SpeculativeVerify::Distribution &&
+                                        request.sampling.temperature > 0 && !request.constraints.active());
+    const bool speculate = drafting && !(identity && !backend.guarantees().batch_invariant);
+    if (drafting && !speculate)
+        notices.push_back("speculative decoding is off for this run: it would verify drafted tokens by identity, which gives "
+                          "the target's own designs only on a backend whose logits do not depend on the batch, and the " +
+                          backend.name() + " backend does not guarantee that");
+    Generator g(backend, tokenizer, request, plan, speculate ? speculative : nullptr);
     return g.run(callbacks, std::move(notices));
 }
 

@@ -1,6 +1,8 @@
 // Model loading and backend selection.
 #include "carbon/model.h"
 
+#include "carbon/gpu_provider.h"
+
 
 namespace carbon {
 
@@ -23,6 +25,37 @@ const char* backend_kind_name(BackendKind k) {
 Model::Model(Checkpoint checkpoint, Tokenizer tokenizer)
     : checkpoint_(std::move(checkpoint)), tokenizer_(std::move(tokenizer)) {}
 
+std::unique_ptr<Backend> Model::start_gpu(const ModelOptions& options, const BackendOptions& bo) {
+    const bool asked = options.backend == BackendKind::Cuda;
+    // With `auto`, every reason not to use the GPU becomes the notice and the CPU runs the model;
+    // with `cuda` it is the error.
+    auto decline = [&](const std::string& why) -> std::unique_ptr<Backend> {
+        if (asked) throw Error("cannot run on the GPU as asked (backend cuda): " + why);
+        notice_ = why + ": running on the CPU";
+        return nullptr;
+    };
+    const std::shared_ptr<const GpuProvider> gpu = gpu_provider();
+    if (!gpu) return decline("no CUDA backend in this build");
+    if (const std::string why = gpu->unavailable_reason(); !why.empty()) return decline("no usable GPU (" + why + ")");
+    const std::size_t need = gpu_memory_needed(checkpoint_), free = gpu->free_memory();
+    if (need > free)
+        return decline(gpu->device_name() + " has " + std::to_string(free >> 20) + " MiB free, but this model needs " +
+                       std::to_string(need >> 20) + " MiB on it (weights " + std::to_string(checkpoint_.archive().total_bytes() >> 20) +
+                       " MiB, a bf16 KV cache for its " + std::to_string(config().max_position_embeddings) +
+                       "-token context and the workspace)");
+    std::unique_ptr<Backend> backend = gpu->make(checkpoint_, tokenizer_.kmer_ids(), bo);
+    if (options.self_check) {
+        auto cpu = make_cpu_backend(checkpoint_, tokenizer_.kmer_ids(), bo);
+        const SelfCheck check = run_gpu_self_check(*backend, *cpu, checkpoint_, tokenizer_, gpu->device_identity());
+        if (!check.passed) {
+            notice_ = check.detail + ": the GPU's results differ from the CPU reference, so the model runs on the CPU";
+            return nullptr;
+        }
+        if (!check.cached) notice_ = check.detail;
+    }
+    return backend;
+}
+
 std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const ModelOptions& options) {
     Checkpoint ckpt = Checkpoint::open(dir);
     if (options.yarn_factor > 0) ckpt.extend_context_yarn(options.yarn_factor);
@@ -30,17 +63,8 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const Model
     std::unique_ptr<Model> m(new Model(std::move(ckpt), std::move(tok)));
     BackendOptions bo;
     bo.threads = options.threads;
-    switch (options.backend) {
-        case BackendKind::Cuda:
-            throw Error("the CUDA backend is not part of this build: this release runs the models on the CPU "
-                        "(--backend cpu or auto)");
-        case BackendKind::Auto:
-            m->notice_ = "no CUDA backend in this build: running on the CPU";
-            [[fallthrough]];
-        case BackendKind::Cpu:
-            m->backend_ = make_cpu_backend(m->checkpoint_, m->tokenizer_.kmer_ids(), bo);
-            break;
-    }
+    if (options.backend != BackendKind::Cpu) m->backend_ = m->start_gpu(options, bo);
+    if (!m->backend_) m->backend_ = make_cpu_backend(m->checkpoint_, m->tokenizer_.kmer_ids(), bo);
     if (const std::string n = m->backend_->notice(); !n.empty()) m->notice_ += (m->notice_.empty() ? "" : "; ") + n;
     return m;
 }

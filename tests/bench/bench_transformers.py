@@ -19,29 +19,35 @@ def main():
     ap.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float32"])
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (tests/gpu/prove.sh)")
     a = ap.parse_args()
     with open(a.report) as f:
         rep = json.load(f)
     torch.set_num_threads(a.threads)
     t0 = time.perf_counter()
-    model = LlamaForCausalLM.from_pretrained(rep["model"], dtype=getattr(torch, a.dtype)).eval()
+    model = LlamaForCausalLM.from_pretrained(rep["model"], dtype=getattr(torch, a.dtype)).eval().to(a.device)
+
+    def sync():
+        if a.device.startswith("cuda"):
+            torch.cuda.synchronize()
     load_s = time.perf_counter() - t0
     prompts = rep["prompts"]
     decode_tokens = rep["decode_tokens"]
     results = []
-    print(f"transformers {a.dtype}, {a.threads} threads (load {load_s:.2f} s)")
+    print(f"transformers {a.dtype} on {a.device}, {a.threads} threads (load {load_s:.2f} s)")
     print(f"{'batch':6s} {'prefill tok/s':>14s} {'prefill bp/s':>14s} {'decode tok/s':>14s} {'decode bp/s':>14s}")
     with open(f"{rep['model']}/tokenizer_config.json") as f:
         added = {v["content"]: int(k) for k, v in json.load(f)["added_tokens_decoder"].items()}
     first_kmer = added["<oov>"] + 1
     for run in rep["runs"]:
         b = run["batch"]
-        ids = torch.tensor(prompts[:b])
+        ids = torch.tensor(prompts[:b]).to(a.device)
         best_p = best_d = float("inf")
         for _ in range(a.repeat):
             with torch.inference_mode():
                 t0 = time.perf_counter()
                 out = model(input_ids=ids, use_cache=True)
+                sync()
                 best_p = min(best_p, time.perf_counter() - t0)
                 past = out.past_key_values
                 t0 = time.perf_counter()
@@ -51,6 +57,7 @@ def main():
                     out = model(input_ids=nxt, past_key_values=past, use_cache=True)
                     past = out.past_key_values
                     logits = out.logits[:, -1, first_kmer:first_kmer + 4096]
+                sync()
                 best_d = min(best_d, time.perf_counter() - t0)
         ptok = b * len(prompts[0]) / best_p  # tokens include <dna>; bases count the 6-mers only
         pbp = b * (len(prompts[0]) - 1) * 6 / best_p

@@ -13,7 +13,12 @@ Criteria (per variant, over every position of a 300-token prompt):
   relative error 2^-9 per operation) stays a few percent of the logit scale through a 2-layer
   network; a real error (a wrong RoPE frequency, a missing norm) breaks it by far.
 The prompt is fed in chunks (prefill, two single-token decodes, prefill again) to exercise the
-KV cache."""
+KV cache.
+
+CARBON_PARITY_BACKEND=cuda (tests/gpu/prove.sh, on a GPU) runs the same comparison through the CUDA
+backend: fp32 checkpoints keep every criterion (fp32 GEMMs); bf16 and f16 checkpoints compute with
+bf16/f16 GEMM inputs there, so they are held to the bf16 bound (bf16) or to 0.05 * (max |logit| + 1)
+against transformers float32 (f16), and their greedy continuations are reported, not required."""
 import json
 import os
 import sys
@@ -43,6 +48,7 @@ VARIANTS = [
 PROMPT_LEN = 300
 GREEDY = 200
 TOL_F32 = 1e-3
+BACKEND = os.environ.get("CARBON_PARITY_BACKEND", "cpu")
 
 
 def prompt_ids(model_dir, seed):
@@ -83,7 +89,7 @@ def main():
         logits_file = os.path.join(d, "engine.f32")
         greedy_file = os.path.join(d, "engine-greedy.json")
         run([bin_path("carbon_forward"), "--model", d, "--ids", ids_file, "--logits", logits_file,
-             "--greedy", str(GREEDY), "--greedy-out", greedy_file, "--chunks", "200,1,1,98"])
+             "--greedy", str(GREEDY), "--greedy-out", greedy_file, "--chunks", "200,1,1,98", "--backend", BACKEND])
         with open(os.path.join(d, "config.json")) as f:
             vocab = json.load(f)["vocab_size"]
         ours = np.fromfile(logits_file, dtype=np.float32).reshape(len(ids), vocab)
@@ -97,9 +103,14 @@ def main():
         same = sum(1 for a, b in zip(ours_greedy, ref_greedy) if a == b)
         first_diff = next((i for i, (a, b) in enumerate(zip(ours_greedy, ref_greedy)) if a != b), None)
         row = f"{name:24s} max|d| vs f32 {d32:.2e} (logit scale {scale:.1f}), greedy {same}/{GREEDY} identical"
-        if d32 > TOL_F32:
+        exact = BACKEND == "cpu" or dtype == "f32"
+        if not exact:
+            row += f" [{BACKEND}: {dtype} GEMM inputs]"
+            if dtype == "f16" and d32 > 0.05 * (scale + 1):
+                failures.append(f"{name}: max |dlogit| {d32:.3f} > {0.05 * (scale + 1):.3f} against transformers float32")
+        elif d32 > TOL_F32:
             failures.append(f"{name}: max |dlogit| {d32:.3e} > {TOL_F32} against transformers float32")
-        if ours_greedy != ref_greedy:
+        if exact and ours_greedy != ref_greedy:
             failures.append(f"{name}: greedy continuation differs from transformers at step {first_diff}")
         if dtype == "bf16":
             ref16 = LlamaForCausalLM.from_pretrained(d, dtype=torch.bfloat16).eval()

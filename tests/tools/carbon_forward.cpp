@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "carbon/gpu_provider.h"
 #include "carbon/model.h"
 #include "carbon/sampling.h"
 
@@ -19,6 +20,7 @@ using json = nlohmann::json;
 int main(int argc, char** argv) {
     try {
         std::string model, ids_file, logits_file, greedy_out, chunks_arg;
+        std::string backend = "cpu";
         int greedy = 0, threads = 0;
         for (int i = 1; i + 1 < argc; i += 2) {
             std::string k = argv[i], v = argv[i + 1];
@@ -29,13 +31,15 @@ int main(int argc, char** argv) {
             else if (k == "--greedy-out") greedy_out = v;
             else if (k == "--chunks") chunks_arg = v;
             else if (k == "--threads") threads = std::stoi(v);
+            else if (k == "--backend") backend = v;
             else throw Error("unknown option " + k);
         }
         std::ifstream f(ids_file);
         if (!f) throw Error("cannot open " + ids_file);
         std::vector<int32_t> ids = json::parse(f).get<std::vector<int32_t>>();
         ModelOptions mo;
-        mo.backend = BackendKind::Cpu;
+        mo.backend = parse_backend_kind(backend);
+        if (mo.backend != BackendKind::Cpu) load_gpu_plugin();
         mo.threads = threads;
         auto m = Model::load(model, mo);
         Backend& be = m->backend();

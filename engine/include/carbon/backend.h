@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "carbon/checkpoint.h"
+#include "carbon/fns.h"
+#include "carbon/sampling.h"
 
 namespace carbon {
 
@@ -47,6 +49,34 @@ struct MemoryPlan {
     size_t workspace = 0;        // activations etc. for the largest batch seen so far
 };
 
+// What a backend guarantees about its numbers; callers check instead of assuming (identity-verified
+// speculative decoding needs batch invariance: a token's logits the same whether it is decoded
+// alone, inside a batch or inside a multi-token verification pass).
+struct BackendGuarantees {
+    bool batch_invariant = false;
+};
+
+// FNS on the backend: one row per item (its last appended token), the base masks of the six
+// positions that token decides, and the design's random stream and token step (for backends that
+// choose on the device and certify the choice; the sampling parameters come with the call).
+struct FnsRowRequest {
+    std::array<BaseMask, 6> masks{kAnyBase, kAnyBase, kAnyBase, kAnyBase, kAnyBase, kAnyBase};
+    uint64_t stream = 0;
+    uint64_t step = 0;
+};
+
+// What the host computes from the row's 4,096 DNA logits (fns.h): the plain marginals, the
+// marginals under the masks and the mass the masks allow (0: no 6-mer is allowed; masked is then
+// all zero). A backend returns exactly what dna_softmax + fns_marginals + fns_masked_marginals give
+// on its own logits, or, when it computes them elsewhere, values whose every FNS choice (under the
+// call's sampling parameters, every re-pick of a constraint search included) is the one those
+// host functions would make.
+struct FnsRow {
+    Marginals plain{};
+    Marginals masked{};
+    double masked_total = 0;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -70,6 +100,13 @@ public:
     // and returns the requested logits. Each sequence may appear at most once per call.
     virtual void forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) = 0;
 
+    // Appends the items' tokens as forward() does and returns, per item, the FNS data of its last
+    // row instead of 4,096 logits. The default runs forward(Head::Dna) and the host functions; a GPU
+    // backend computes it next to the logits and ships 48 numbers a row instead of 4,096.
+    virtual void forward_fns(std::span<const ForwardItem> items, std::span<const FnsRowRequest> rows,
+                             const SamplingParams& sampling, std::vector<FnsRow>& out);
+    virtual BackendGuarantees guarantees() const { return {}; }
+
     virtual MemoryPlan memory_plan() const = 0;
     // Bytes this backend can still allocate for caches and workspace (host memory for the CPU
     // backend, device memory for a GPU's), for memory plans made before a request starts.
@@ -80,6 +117,9 @@ public:
 // numbers overflow) is reported where it arose, naming the item and position, instead of
 // flowing on as NaN scores or all-A designs. `model` names the checkpoint for the message.
 void require_finite_logits(const ForwardOutput& out, std::span<const ForwardItem> items, const std::string& model);
+
+// The host computation behind Backend::forward_fns's default, for one row of 4,096 DNA logits.
+FnsRow fns_row_on_host(const float* logits, size_t width, const std::array<BaseMask, 6>& masks);
 
 // The CPU backend (the reference every other backend is checked against). `dna_rows` are the
 // vocabulary ids of the 4,096 6-mers in index order (Tokenizer::kmer_ids()).

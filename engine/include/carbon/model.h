@@ -20,12 +20,16 @@ struct ModelOptions {
     BackendKind backend = BackendKind::Auto;
     int threads = 0;  // CPU threads; <= 0: all cores
     double yarn_factor = 0;  // > 1: extend the context with YaRN (Checkpoint::extend_context_yarn)
+    bool self_check = true;  // run (or reuse the cached verdict of) the GPU self-check before using a GPU
 };
 
 class Model {
 public:
     // Opens checkpoint and tokenizer, checks they agree (every DNA id inside vocab_size), and
-    // starts the backend. With Auto and no usable GPU, runs on the CPU and says so in notice().
+    // starts the backend. Auto uses the GPU when the build has a GPU provider (gpu_provider.h), a
+    // device is usable, the model fits in its free memory and the self-check passes; otherwise it
+    // runs on the CPU and says why in notice(). Cuda turns each of those reasons into an Error,
+    // except a failed self-check, which falls back to the CPU with the notice.
     static std::unique_ptr<Model> load(const std::filesystem::path& dir, const ModelOptions& options = {});
 
     const Checkpoint& checkpoint() const { return checkpoint_; }
@@ -38,6 +42,8 @@ public:
 
 private:
     Model(Checkpoint checkpoint, Tokenizer tokenizer);
+    // The GPU backend, or null with notice_ set when `auto` (or a failed self-check) falls back.
+    std::unique_ptr<Backend> start_gpu(const ModelOptions& options, const BackendOptions& backend_options);
     Checkpoint checkpoint_;
     Tokenizer tokenizer_;
     std::unique_ptr<Backend> backend_;

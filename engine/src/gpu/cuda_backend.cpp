@@ -1,0 +1,621 @@
+// The CUDA backend (see cuda_backend.h). One stream; every forward call validates the whole batch on
+// the host, allocates the pages its new positions need, uploads the step's small tables (token ids,
+// positions, the ragged layout, page tables) in one copy, queues the layers, and synchronizes once
+// when the logits are back on the host.
+#include "gpu/cuda_backend.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "carbon/kernels/attention_decode.h"
+#include "carbon/kernels/attention_prefill.h"
+#include "carbon/kernels/bias_add.h"
+#include "carbon/kernels/cast_rows.h"
+#include "carbon/kernels/embedding.h"
+#include "carbon/kernels/fns_step.h"
+#include "carbon/kernels/kv_append.h"
+#include "carbon/kernels/rmsnorm.h"
+#include "carbon/kernels/rope.h"
+#include "carbon/kernels/swiglu.h"
+#include "carbon/rope.h"
+#include "gpu/device_memory.h"
+#include "gpu/device_weights.h"
+#include "gpu/gemm_row_major.h"
+#include "gpu/kv_pages.h"
+
+namespace carbon::gpu {
+namespace {
+
+constexpr int kDecodeMaxNewTokens = 8;  // up to this many new rows per sequence: split-K decode attention
+
+const char* status_name(cudaError_t s) {
+    switch (s) {
+        case cudaSuccess: return "cudaSuccess";
+        case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+        case cudaErrorNotSupported: return "cudaErrorNotSupported";
+        case cudaErrorMisalignedAddress: return "cudaErrorMisalignedAddress";
+        case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+        case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+        case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+        default: return "cudaError (other)";
+    }
+}
+
+// A launcher's refusal is a bug in this backend (it sized something wrong), never the user's input:
+// reported with the kernel and, where the launcher says, why.
+void launched(cudaError_t s, const char* kernel, const char* why = "") {
+    if (s != cudaSuccess) throw Error(kernel, status_name(s), why, __FILE__, __LINE__);
+}
+
+// Calls f with a value of the C++ type of `t` (float, __half, __nv_bfloat16).
+template <class F>
+decltype(auto) with_type(DType t, F&& f) {
+    switch (t) {
+        case DType::F32: return f(float{});
+        case DType::F16: return f(__half{});
+        case DType::BF16: break;
+    }
+    return f(__nv_bfloat16{});
+}
+
+struct Sequence {
+    std::vector<int> pages;
+    std::size_t length = 0;
+};
+
+// The step's integer tables, packed into one upload: offsets in int32 elements.
+struct StepTables {
+    std::vector<std::int32_t> data;
+    std::size_t ids = 0, positions = 0, row_seq = 0, q_begin = 0, kv_len = 0, page_table = 0;
+    int page_table_stride = 1;
+};
+
+class CudaBackend final : public Backend {
+public:
+    CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt, std::vector<std::int32_t> dna_rows,
+                const CudaBackendOptions& opt);
+    ~CudaBackend() override;
+
+    std::string name() const override { return "cuda"; }
+    std::string notice() const override { return notice_; }
+    std::string describe() const override;
+
+    SeqId create_sequence() override {
+        const SeqId id = next_id_++;
+        seqs_.emplace(id, Sequence{});
+        return id;
+    }
+    void free_sequence(SeqId seq) override;
+    SeqId fork_sequence(SeqId src) override;
+    std::size_t sequence_length(SeqId seq) const override { return sequence(seq).length; }
+    void truncate_sequence(SeqId seq, std::size_t n_tokens) override;
+    void forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) override;
+    void forward_fns(std::span<const ForwardItem> items, std::span<const FnsRowRequest> rows, const SamplingParams& sampling,
+                     std::vector<FnsRow>& out) override;
+    // Not batch-invariant: cuBLASLt may pick another algorithm (another summation order) for
+    // another number of rows, and the decode and prefill attention kernels round differently.
+    BackendGuarantees guarantees() const override { return {false}; }
+    MemoryPlan memory_plan() const override;
+    // FNS rows computed on the device, and rows sent back to the host functions (undecided: near ties).
+    std::size_t fns_device_rows() const { return fns_device_rows_; }
+    std::size_t fns_host_rows() const { return fns_host_rows_; }
+    std::size_t memory_available() const override { return dev_->memory_info().free; }
+
+private:
+    Sequence& sequence(SeqId seq) {
+        auto it = seqs_.find(seq);
+        if (it == seqs_.end()) throw carbon::Error("unknown sequence id " + std::to_string(seq));
+        return it->second;
+    }
+    const Sequence& sequence(SeqId seq) const { return const_cast<CudaBackend*>(this)->sequence(seq); }
+
+    StepTables tables(std::span<const ForwardItem> items, const std::vector<Sequence*>& seqs) const;
+    void reserve_buffers(std::size_t rows);
+    // y[rows, w.rows] = x w^T (+ beta * y); x is in the weights' type.
+    void linear(const void* x, int rows, const DeviceTensor& w, float* y, float beta = 0.0f);
+    void add_bias(float* y, int rows, const DeviceTensor& b);
+    // x as the GEMMs take it: x itself for fp32 weights, else cast into xg_.
+    const void* gemm_input(const float* x, int rows, int cols);
+    void attention(int layer, const StepTables& t, int batch, int max_new, int max_kv, int rows);
+    // Validates, appends the items' tokens and queues the layers and the head: the requested rows'
+    // logits in logits_ (device), not yet synchronized. Returns the head's width (0: Head::None).
+    std::size_t forward_on_device(std::span<const ForwardItem> items, Head head, std::vector<std::size_t>& row_begin);
+    void check_embedding() const;  // after a synchronize
+
+    std::unique_ptr<Device> dev_;  // first: destroyed last, after every allocation made on it
+    Stream stream_ = nullptr;
+    ModelConfig cfg_;
+    std::string notice_;
+    DType w_type_, kv_type_;
+    int H_ = 0, F_ = 0, nh_ = 0, nkv_ = 0, hd_ = 0, qdim_ = 0, kvdim_ = 0;
+    std::unique_ptr<DeviceWeights> w_;
+    std::unique_ptr<KvPages> kv_;
+    RopeTable rope_;
+    DeviceMemory inv_freq_;
+    std::map<SeqId, Sequence> seqs_;
+    SeqId next_id_ = 0;
+    std::size_t rows_capacity_ = 0, workspace_bytes_ = 0;
+    // Per-step buffers, grown (never shrunk) to the largest batch seen.
+    DeviceMemory tables_, h_, xn_, xg_, q_, k_, v_, qc_, att_, gate_, up_, attn_ws_, bad_ids_, sel_, logits_, fns_in_, fns_out_;
+    PinnedMemory tables_host_, logits_host_, bad_ids_host_, fns_in_host_, fns_out_host_;
+    std::size_t fns_device_rows_ = 0, fns_host_rows_ = 0;
+};
+
+CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt, std::vector<std::int32_t> dna_rows,
+                         const CudaBackendOptions& opt)
+    : dev_(std::move(device)), cfg_(ckpt.config()), w_type_(ckpt.weights().dtype), kv_type_(opt.kv_type) {
+    if (cfg_.partial_rotary_factor != 1.0)
+        throw carbon::Error(cfg_.path.string() + ": partial_rotary_factor " + std::to_string(cfg_.partial_rotary_factor) +
+                            " is not supported by the Llama network");
+    if (dna_rows.size() != 4096)
+        throw carbon::Error("CUDA backend: expected 4096 DNA 6-mer ids, got " + std::to_string(dna_rows.size()));
+    for (std::int32_t id : dna_rows)
+        if (id < 0 || id >= cfg_.vocab_size)
+            throw carbon::Error("CUDA backend: DNA token id " + std::to_string(id) + " is outside the vocabulary");
+    H_ = cfg_.hidden_size;
+    F_ = cfg_.intermediate_size;
+    nh_ = cfg_.num_attention_heads;
+    nkv_ = cfg_.num_key_value_heads;
+    hd_ = cfg_.head_dim;
+    qdim_ = nh_ * hd_;
+    kvdim_ = nkv_ * hd_;
+    if (hd_ != 16 && hd_ != 24 && hd_ != 64 && hd_ != 96 && hd_ != 128)
+        throw carbon::Error(cfg_.path.string() + ": head_dim " + std::to_string(hd_) +
+                            " is not one the CUDA attention kernels are built for (16, 24, 64, 96, 128): use --backend cpu");
+    if (kv_type_ != DType::F32 && kv_type_ != DType::BF16)
+        throw carbon::Error("CUDA backend: the KV cache is bf16 or fp32, not " + std::string(dtype_name(kv_type_)));
+    if (kv_type_ == DType::BF16 && w_type_ != DType::BF16) {
+        kv_type_ = DType::F32;
+        notice_ = std::string("the weights are ") + dtype_name(w_type_) + ", so the KV cache is fp32 (a bf16 cache needs bf16 weights)";
+    }
+    stream_ = dev_->create_stream();
+    w_ = std::make_unique<DeviceWeights>(*dev_, ckpt.weights(), dna_rows, stream_);
+    kv_ = std::make_unique<KvPages>(*dev_, cfg_.num_hidden_layers, nkv_, hd_, kern::kKvPageTokens, kv_type_);
+    rope_ = compute_rope(cfg_);
+    inv_freq_.bind(*dev_);
+    inv_freq_.reserve(rope_.inv_freq.size() * sizeof(float));
+    dev_->copy_to_device(inv_freq_.get(), rope_.inv_freq.data(), rope_.inv_freq.size() * sizeof(float), stream_);
+    dev_->stream_synchronize(stream_);
+    for (DeviceMemory* m : {&tables_, &h_, &xn_, &xg_, &q_, &k_, &v_, &qc_, &att_, &gate_, &up_, &attn_ws_, &bad_ids_, &sel_,
+                            &logits_, &fns_in_, &fns_out_})
+        m->bind(*dev_);
+    for (PinnedMemory* m : {&tables_host_, &logits_host_, &bad_ids_host_, &fns_in_host_, &fns_out_host_}) m->bind(*dev_);
+}
+
+CudaBackend::~CudaBackend() {
+    try {
+        dev_->stream_synchronize(stream_);
+        dev_->destroy_stream(stream_);
+    } catch (...) {  // a broken context: the memory goes with the device
+    }
+}
+
+std::string CudaBackend::describe() const {
+    const DeviceInfo i = dev_->info();
+    std::ostringstream os;
+    os << "CUDA, " << i.name;
+    if (i.compute_major) os << " (sm_" << i.compute_major << i.compute_minor << ")";
+    os << ", " << dtype_name(w_type_) << " weights, fp32 activations, " << dtype_name(kv_type_) << " KV cache";
+    return os.str();
+}
+
+void CudaBackend::free_sequence(SeqId seq) {
+    auto it = seqs_.find(seq);
+    if (it == seqs_.end()) return;
+    for (int p : it->second.pages) kv_->give_back(p);
+    seqs_.erase(it);
+}
+
+SeqId CudaBackend::fork_sequence(SeqId src) {
+    const std::vector<int> src_pages = sequence(src).pages;  // copied: take() below may add entries to seqs_
+    const std::size_t length = sequence(src).length;
+    const SeqId id = create_sequence();
+    Sequence& d = seqs_.at(id);
+    for (int p : src_pages) {
+        const int page = kv_->take(stream_);
+        kv_->copy(page, p, stream_);
+        d.pages.push_back(page);
+    }
+    d.length = length;
+    return id;
+}
+
+void CudaBackend::truncate_sequence(SeqId seq, std::size_t n) {
+    Sequence& s = sequence(seq);
+    if (n > s.length)
+        throw carbon::Error("truncate_sequence: sequence " + std::to_string(seq) + " holds " + std::to_string(s.length) +
+                            " tokens, cannot keep " + std::to_string(n));
+    const std::size_t keep = (n + std::size_t(kv_->page_tokens()) - 1) / std::size_t(kv_->page_tokens());
+    while (s.pages.size() > keep) {
+        kv_->give_back(s.pages.back());
+        s.pages.pop_back();
+    }
+    s.length = n;
+}
+
+MemoryPlan CudaBackend::memory_plan() const {
+    MemoryPlan p;
+    p.weights = w_->bytes();
+    p.kv_per_token = kv_->page_bytes() / std::size_t(kv_->page_tokens());
+    p.workspace = workspace_bytes_;
+    return p;
+}
+
+StepTables CudaBackend::tables(std::span<const ForwardItem> items, const std::vector<Sequence*>& seqs) const {
+    StepTables t;
+    std::size_t rows = 0, stride = 1;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        rows += items[i].tokens.size();
+        stride = std::max(stride, seqs[i]->pages.size());
+    }
+    const std::size_t B = items.size();
+    t.page_table_stride = int(stride);
+    t.ids = 0;
+    t.positions = rows;
+    t.row_seq = 2 * rows;
+    t.q_begin = 3 * rows;
+    t.kv_len = t.q_begin + B + 1;
+    t.page_table = t.kv_len + B;
+    t.data.assign(t.page_table + B * stride, 0);
+    std::size_t r = 0;
+    t.data[t.q_begin] = 0;
+    for (std::size_t i = 0; i < B; ++i) {
+        const std::size_t start = seqs[i]->length;
+        for (std::size_t p = 0; p < items[i].tokens.size(); ++p, ++r) {
+            t.data[t.ids + r] = items[i].tokens[p];
+            t.data[t.positions + r] = std::int32_t(start + p);
+            t.data[t.row_seq + r] = std::int32_t(i);
+        }
+        t.data[t.q_begin + i + 1] = std::int32_t(r);
+        t.data[t.kv_len + i] = std::int32_t(start + items[i].tokens.size());
+        std::copy(seqs[i]->pages.begin(), seqs[i]->pages.end(), t.data.begin() + std::ptrdiff_t(t.page_table + i * stride));
+    }
+    return t;
+}
+
+void CudaBackend::reserve_buffers(std::size_t rows) {
+    if (rows <= rows_capacity_) return;
+    rows_capacity_ = std::max(rows, rows_capacity_ * 2);
+    const std::size_t R = rows_capacity_, wide = std::size_t(std::max({H_, qdim_, F_}));
+    h_.reserve(R * std::size_t(H_) * 4);
+    xn_.reserve(R * std::size_t(H_) * 4);
+    xg_.reserve(R * wide * dtype_size(w_type_));
+    q_.reserve(R * std::size_t(qdim_) * 4);
+    k_.reserve(R * std::size_t(kvdim_) * 4);
+    v_.reserve(R * std::size_t(kvdim_) * 4);
+    qc_.reserve(R * std::size_t(qdim_) * dtype_size(kv_type_));
+    att_.reserve(R * std::size_t(qdim_) * dtype_size(kv_type_));
+    gate_.reserve(R * std::size_t(F_) * 4);
+    up_.reserve(R * std::size_t(F_) * 4);
+    workspace_bytes_ = h_.bytes() + xn_.bytes() + xg_.bytes() + q_.bytes() + k_.bytes() + v_.bytes() + qc_.bytes() +
+                       att_.bytes() + gate_.bytes() + up_.bytes();
+}
+
+void CudaBackend::linear(const void* x, int rows, const DeviceTensor& w, float* y, float beta) {
+    RowMajorGemm g;
+    g.trans_b = Transpose::Yes;
+    g.m = rows;
+    g.n = w.rows;
+    g.k = w.cols;
+    g.a = x;
+    g.a_type = w.dtype;
+    g.lda = w.cols;
+    g.b = w.data;
+    g.b_type = w.dtype;
+    g.ldb = w.cols;
+    g.c = y;
+    g.c_type = DType::F32;
+    g.ldc = w.rows;
+    g.beta = beta;
+    gemm_row_major(*dev_, g, stream_);
+}
+
+void CudaBackend::add_bias(float* y, int rows, const DeviceTensor& b) {
+    if (!b.data) return;
+    with_type(b.dtype, [&](auto tag) {
+        using W = decltype(tag);
+        launched(kern::bias_add<W>(y, b.cols, rows, b.cols, static_cast<const W*>(b.data), stream_), "bias_add");
+    });
+}
+
+const void* CudaBackend::gemm_input(const float* x, int rows, int cols) {
+    if (w_type_ == DType::F32) return x;
+    with_type(w_type_, [&](auto tag) {
+        using W = decltype(tag);
+        if constexpr (!std::is_same_v<W, float>)
+            launched(kern::cast_rows<W>(x, cols, xg_.as<W>(), cols, rows, cols, stream_), "cast_rows");
+    });
+    return xg_.get();
+}
+
+void CudaBackend::attention(int layer, const StepTables& t, int batch, int max_new, int max_kv, int rows) {
+    const int* dev_tables = tables_.as<int>();
+    kern::AttentionBatch ab;
+    ab.batch = batch;
+    ab.n_heads = nh_;
+    ab.n_kv_heads = nkv_;
+    ab.head_dim = hd_;
+    ab.q_begin = dev_tables + t.q_begin;
+    ab.kv_len = dev_tables + t.kv_len;
+    ab.max_new_tokens = max_new;
+    auto run = [&](auto tag, const auto* q, auto* out) {
+        using T = decltype(tag);
+        auto* pool = static_cast<T*>(kv_->pool());
+        kern::PagedKv<T> kv;
+        kv.k = pool + kv_->k_offset(layer);
+        kv.v = pool + kv_->v_offset(layer);
+        kv.page_stride = kv_->page_elements();
+        kv.page_tokens = kv_->page_tokens();
+        kv.page_table = dev_tables + t.page_table;
+        kv.page_table_stride = t.page_table_stride;
+        if (max_new <= kDecodeMaxNewTokens) {
+            const std::size_t need = kern::attention_decode_workspace_bytes(ab, max_kv, kern::kDecodeChunkTokens);
+            if (attn_ws_.bytes() < need) {
+                dev_->stream_synchronize(stream_);  // the old workspace may still be read by queued work
+                attn_ws_.reserve(need);
+            }
+            launched(kern::attention_decode(q, out, kv, ab, max_kv, kern::kDecodeChunkTokens, attn_ws_.get(), attn_ws_.bytes(),
+                                            stream_),
+                     "attention_decode", kern::attention_refusal());
+        } else {
+            launched(kern::attention_prefill(q, out, kv, ab, stream_), "attention_prefill", kern::attention_refusal());
+        }
+    };
+    if (kv_type_ == DType::F32) {
+        run(float{}, q_.as<float>(), att_.as<float>());
+    } else {
+        launched(kern::cast_rows<__nv_bfloat16>(q_.as<float>(), qdim_, qc_.as<__nv_bfloat16>(), qdim_, rows, qdim_, stream_),
+                 "cast_rows");
+        run(__nv_bfloat16{}, static_cast<const __nv_bfloat16*>(qc_.get()), att_.as<__nv_bfloat16>());
+    }
+}
+
+std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, Head head, std::vector<std::size_t>& row_begin) {
+    // Validate the whole batch before touching any cache.
+    std::vector<Sequence*> seqs;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const ForwardItem& it = items[i];
+        Sequence* s = &sequence(it.seq);
+        if (std::find(seqs.begin(), seqs.end(), s) != seqs.end())
+            throw carbon::Error("forward: sequence " + std::to_string(it.seq) + " appears twice in one batch");
+        if (it.tokens.empty()) throw carbon::Error("forward: item " + std::to_string(i) + " has no tokens");
+        for (std::size_t p = 0; p < it.tokens.size(); ++p)
+            if (it.tokens[p] < 0 || it.tokens[p] >= cfg_.vocab_size)
+                throw carbon::Error("forward: token id " + std::to_string(it.tokens[p]) + " at position " + std::to_string(p) +
+                                    " of item " + std::to_string(i) + " is outside the vocabulary (vocab_size " +
+                                    std::to_string(cfg_.vocab_size) + ")");
+        seqs.push_back(s);
+    }
+    const int B = int(items.size());
+    int T = 0, max_new = 0, max_kv = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        T += int(items[i].tokens.size());
+        max_new = std::max(max_new, int(items[i].tokens.size()));
+        max_kv = std::max(max_kv, int(seqs[i]->length + items[i].tokens.size()));
+    }
+    // Pages for the new positions (the pool may grow here, between steps).
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const std::size_t need = (seqs[i]->length + items[i].tokens.size() + std::size_t(kv_->page_tokens()) - 1) /
+                                 std::size_t(kv_->page_tokens());
+        while (seqs[i]->pages.size() < need) seqs[i]->pages.push_back(kv_->take(stream_));
+    }
+    reserve_buffers(std::size_t(T));
+    const StepTables t = tables(items, seqs);
+    const std::size_t table_bytes = t.data.size() * sizeof(std::int32_t);
+    tables_host_.reserve(table_bytes);
+    tables_.reserve(table_bytes);
+    bad_ids_.reserve(sizeof(int));
+    bad_ids_host_.reserve(sizeof(int));
+    std::memcpy(tables_host_.as<std::int32_t>(), t.data.data(), table_bytes);
+    dev_->copy_to_device(tables_.get(), tables_host_.as<std::int32_t>(), table_bytes, stream_);
+    dev_->memset(bad_ids_.get(), 0, sizeof(int), stream_);
+    const std::int32_t* ids = tables_.as<std::int32_t>() + t.ids;
+    const std::int32_t* positions = tables_.as<std::int32_t>() + t.positions;
+    const std::int32_t* row_seq = tables_.as<std::int32_t>() + t.row_seq;
+    const float eps = float(cfg_.rms_norm_eps);
+    float* h = h_.as<float>();
+    float* xn = xn_.as<float>();
+
+    with_type(w_type_, [&](auto tag) {
+        using W = decltype(tag);
+        const DeviceTensor& e = w_->embed();
+        launched(kern::embedding_gather(ids, T, static_cast<const W*>(e.data), e.rows, e.cols, h, bad_ids_.as<int>(), stream_),
+                 "embedding_gather");
+        for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
+            const DeviceLayer& L = w_->layer(std::size_t(l));
+            launched(kern::rmsnorm<float, W>(h, static_cast<const W*>(L.attn_norm.data), xn, T, H_, eps, stream_), "rmsnorm");
+            const void* x = gemm_input(xn, T, H_);
+            linear(x, T, L.wq, q_.as<float>());
+            linear(x, T, L.wk, k_.as<float>());
+            linear(x, T, L.wv, v_.as<float>());
+            add_bias(q_.as<float>(), T, L.bq);
+            add_bias(k_.as<float>(), T, L.bk);
+            add_bias(v_.as<float>(), T, L.bv);
+            launched(kern::rope_rotate_half<float>(q_.as<float>(), qdim_, nh_, k_.as<float>(), kvdim_, nkv_, hd_,
+                                                   rope_.rotary_dim, positions, T, inv_freq_.as<float>(),
+                                                   rope_.attention_scaling, stream_),
+                     "rope_rotate_half");
+            auto append = [&](auto kv_tag) {
+                using K = decltype(kv_tag);
+                auto* pool = static_cast<K*>(kv_->pool());
+                kern::KvDestination<K> d{pool + kv_->k_offset(l), pool + kv_->v_offset(l), kv_->page_elements(),
+                                         kv_->page_tokens(), tables_.as<int>() + t.page_table, t.page_table_stride};
+                launched(kern::kv_append<K>(k_.as<float>(), v_.as<float>(), kvdim_, T, positions, row_seq, d, nkv_, hd_, stream_),
+                         "kv_append");
+            };
+            if (kv_type_ == DType::F32) append(float{});
+            else append(__nv_bfloat16{});
+            attention(l, t, B, max_new, max_kv, T);
+            // o_proj with the residual add folded into the GEMM (beta = 1 on h).
+            const void* a = kv_type_ == DType::BF16 ? att_.get() : gemm_input(att_.as<float>(), T, qdim_);
+            linear(a, T, L.wo, h, 1.0f);
+            add_bias(h, T, L.bo);
+            launched(kern::rmsnorm<float, W>(h, static_cast<const W*>(L.ffn_norm.data), xn, T, H_, eps, stream_), "rmsnorm");
+            const void* x2 = gemm_input(xn, T, H_);
+            linear(x2, T, L.w_gate, gate_.as<float>());
+            linear(x2, T, L.w_up, up_.as<float>());
+            add_bias(gate_.as<float>(), T, L.b_gate);
+            add_bias(up_.as<float>(), T, L.b_up);
+            launched(kern::swiglu<float>(gate_.as<float>(), F_, up_.as<float>(), F_, gate_.as<float>(), F_, T, F_, stream_),
+                     "swiglu");
+            linear(gemm_input(gate_.as<float>(), T, F_), T, L.w_down, h, 1.0f);
+            add_bias(h, T, L.b_down);
+        }
+    });
+    for (std::size_t i = 0; i < items.size(); ++i) seqs[i]->length += items[i].tokens.size();
+
+    // The rows whose logits were asked for, as the CPU backend picks them; the head GEMM writes
+    // them to logits_ (device). Nothing is synchronized yet.
+    row_begin.assign(1, 0);
+    std::vector<std::size_t> rows;
+    std::size_t row0 = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const std::size_t n = items[i].tokens.size();
+        if (head != Head::None) {
+            if (items[i].all_positions)
+                for (std::size_t p = 0; p < n; ++p) rows.push_back(row0 + p);
+            else
+                rows.push_back(row0 + n - 1);
+        }
+        row0 += n;
+        row_begin.push_back(rows.size());
+    }
+    dev_->copy_to_host(bad_ids_host_.as<int>(), bad_ids_.get(), sizeof(int), stream_);
+    if (head == Head::None) return 0;
+    const int R = int(rows.size());
+    const DeviceTensor& hm = head == Head::Dna ? w_->dna_head() : w_->lm_head();
+    const std::size_t width = std::size_t(hm.rows);
+    sel_.reserve(rows.size() * std::size_t(H_) * 4);
+    logits_.reserve(rows.size() * width * 4);
+    // Selected rows, copied in runs of consecutive rows (an item's every position is one run).
+    for (std::size_t r = 0; r < rows.size();) {
+        std::size_t run = 1;
+        while (r + run < rows.size() && rows[r + run] == rows[r] + run) ++run;
+        dev_->copy_on_device(sel_.as<float>() + r * std::size_t(H_), h + rows[r] * std::size_t(H_), run * std::size_t(H_) * 4,
+                             stream_);
+        r += run;
+    }
+    with_type(w_type_, [&](auto tag) {
+        using W = decltype(tag);
+        launched(kern::rmsnorm<float, W>(sel_.as<float>(), static_cast<const W*>(w_->final_norm().data), sel_.as<float>(), R,
+                                         H_, eps, stream_),
+                 "rmsnorm");
+    });
+    linear(gemm_input(sel_.as<float>(), R, H_), R, hm, logits_.as<float>());
+    return width;
+}
+
+void CudaBackend::check_embedding() const {
+    if (*bad_ids_host_.as<int>() != 0)
+        throw carbon::Error("CUDA backend: the embedding kernel met " + std::to_string(*bad_ids_host_.as<int>()) +
+                            " token id(s) outside the vocabulary after validation (a bug)");
+}
+
+void CudaBackend::forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) {
+    const std::size_t width = forward_on_device(items, head, out.row_begin);
+    const std::size_t n = out.row_begin.back() * width;
+    if (n) {
+        logits_host_.reserve(n * 4);
+        dev_->copy_to_host(logits_host_.as<float>(), logits_.get(), n * 4, stream_);
+    }
+    dev_->stream_synchronize(stream_);
+    check_embedding();
+    out.width = width;
+    out.logits.assign(logits_host_.as<float>(), logits_host_.as<float>() + n);
+    if (head != Head::None) require_finite_logits(out, items, cfg_.path.parent_path().string());
+}
+
+void CudaBackend::forward_fns(std::span<const ForwardItem> items, std::span<const FnsRowRequest> requests,
+                              const SamplingParams& sampling, std::vector<FnsRow>& out) {
+    if (requests.size() != items.size())
+        throw carbon::Error("forward_fns: " + std::to_string(requests.size()) + " row requests for " +
+                            std::to_string(items.size()) + " items");
+    std::vector<ForwardItem> last(items.begin(), items.end());
+    for (ForwardItem& it : last) it.all_positions = false;
+    std::vector<std::size_t> row_begin;
+    const std::size_t width = forward_on_device(last, Head::Dna, row_begin);
+    const int R = int(items.size());
+    // In: the Philox streams and steps (u64), then the masks (6 bytes a row). Out: plain and masked
+    // marginals (24 floats a row each), then the status.
+    const std::size_t in_bytes = std::size_t(R) * (16 + 6), out_bytes = std::size_t(R) * (2 * 24 * 4 + 4);
+    fns_in_host_.reserve(in_bytes);
+    fns_in_.reserve(in_bytes);
+    fns_out_.reserve(out_bytes);
+    fns_out_host_.reserve(out_bytes);
+    auto* streams = fns_in_host_.as<std::uint64_t>();
+    auto* steps = streams + R;
+    auto* masks = reinterpret_cast<std::uint8_t*>(steps + R);
+    for (int r = 0; r < R; ++r) {
+        streams[r] = requests[std::size_t(r)].stream;
+        steps[r] = requests[std::size_t(r)].step;
+        std::copy(requests[std::size_t(r)].masks.begin(), requests[std::size_t(r)].masks.end(), masks + 6 * r);
+    }
+    dev_->copy_to_device(fns_in_.get(), fns_in_host_.as<void>(), in_bytes, stream_);
+    const auto* d_streams = fns_in_.as<std::uint64_t>();
+    kern::FnsStepRows in;
+    in.streams = d_streams;
+    in.steps = d_streams + R;
+    in.masks = reinterpret_cast<const std::uint8_t*>(d_streams + 2 * R);
+    kern::FnsStepParams params;
+    params.temperature = sampling.temperature;
+    params.top_p = sampling.top_p;
+    params.seed = sampling.seed;
+    params.certify_every_subset = true;  // the host's constraint search re-picks within a position
+    kern::FnsStepOutputs o;
+    o.marginals = fns_out_.as<float>();
+    o.masked_marginals = o.marginals + 24 * R;
+    o.status = reinterpret_cast<std::int32_t*>(o.masked_marginals + 24 * R);
+    launched(kern::fns_step(logits_.as<float>(), R, static_cast<long long>(width), in, params, o, stream_), "fns_step",
+             kern::fns_step_argument_error(logits_.get(), R, static_cast<long long>(width), in, params, o));
+    dev_->copy_to_host(fns_out_host_.as<void>(), fns_out_.get(), out_bytes, stream_);
+    dev_->stream_synchronize(stream_);
+    check_embedding();
+    const float* plain = fns_out_host_.as<float>();
+    const float* masked = plain + 24 * R;
+    const auto* status = reinterpret_cast<const std::int32_t*>(masked + 24 * R);
+    out.assign(std::size_t(R), FnsRow{});
+    std::vector<float> row(width);
+    for (int r = 0; r < R; ++r) {
+        FnsRow& f = out[std::size_t(r)];
+        if (status[r] == kern::kFnsNonFinite || status[r] == kern::kFnsUndecided) {
+            // The row's logits come back: a non-finite one is reported as forward() reports it; an
+            // undecided row (a near tie) gets the host functions, as the CPU computes it.
+            dev_->copy_to_host(row.data(), logits_.as<float>() + std::size_t(r) * width, width * 4, stream_);
+            dev_->stream_synchronize(stream_);
+            if (status[r] == kern::kFnsNonFinite) {
+                ForwardOutput one;
+                one.width = width;
+                one.logits = row;
+                one.row_begin = {0, 1};
+                require_finite_logits(one, items.subspan(std::size_t(r), 1), cfg_.path.parent_path().string());
+            }
+            f = fns_row_on_host(row.data(), width, requests[std::size_t(r)].masks);
+            ++fns_host_rows_;
+            continue;
+        }
+        for (int j = 0; j < 6; ++j)
+            for (int b = 0; b < 4; ++b) {
+                f.plain[std::size_t(j)][std::size_t(b)] = plain[(r * 6 + j) * 4 + b];
+                f.masked[std::size_t(j)][std::size_t(b)] = masked[(r * 6 + j) * 4 + b];
+            }
+        f.masked_total = status[r] == kern::kFnsNoAllowedKmer ? 0.0 : 1.0;
+        ++fns_device_rows_;
+    }
+}
+
+}  // namespace
+
+FnsRowCounts fns_row_counts(const Backend& backend) {
+    const auto* c = dynamic_cast<const CudaBackend*>(&backend);
+    return c ? FnsRowCounts{c->fns_device_rows(), c->fns_host_rows()} : FnsRowCounts{};
+}
+
+std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Device> device, const Checkpoint& checkpoint,
+                                           std::vector<std::int32_t> dna_rows, const CudaBackendOptions& options) {
+    return std::make_unique<CudaBackend>(std::move(device), checkpoint, std::move(dna_rows), options);
+}
+
+}  // namespace carbon::gpu
