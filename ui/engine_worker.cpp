@@ -64,11 +64,21 @@ ModelSummary EngineWorker::summarize(const QString& dir, carbon::Model& model) c
     return s;
 }
 
+void EngineWorker::setBackend(const QString& kind) {
+    try {
+        backend_ = carbon::parse_backend_kind(kind.toStdString());
+    } catch (const std::exception&) {
+        backend_ = carbon::BackendKind::Auto;  // a stale setting: the default
+    }
+}
+
 void EngineWorker::loadModel(const QString& dir) {
     try {
         scorer_.reset();  // it refers to the old backend
         model_.reset();   // free the old weights before mapping new ones
-        model_ = carbon::Model::load(dir.toStdString());
+        carbon::ModelOptions o;
+        o.backend = backend_;
+        model_ = carbon::Model::load(dir.toStdString(), o);
         emit modelLoaded(summarize(dir, *model_));
     } catch (const std::exception& e) {
         scorer_.reset();
@@ -90,7 +100,9 @@ void EngineWorker::loadDraft(const QString& dir) {
     try {
         draft_.reset();
         draftDir_.clear();
-        auto d = carbon::Model::load(dir.toStdString());
+        carbon::ModelOptions o;
+        o.backend = backend_;
+        auto d = carbon::Model::load(dir.toStdString(), o);
         if (model_) check_draft_compatible(model_->tokenizer(), d->tokenizer());
         draft_ = std::move(d);
         draftDir_ = dir;

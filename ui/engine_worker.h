@@ -17,6 +17,7 @@
 
 #include "analysis_types.h"
 #include "carbon/fns_generate.h"
+#include "carbon/model.h"
 
 namespace carbon {
 class Model;
@@ -55,6 +56,9 @@ public:
     bool hasDraft() const { return draft_ != nullptr; }
 
 public slots:
+    // Where the next loads run: "auto" (the GPU when usable, else the CPU, with the reason in the
+    // summary's notice), "cpu" or "cuda" (refused with the reason when there is no usable GPU).
+    void setBackend(const QString& kind);
     void loadModel(const QString& dir);
     // The draft model for speculative decoding (Carbon-500M for the 3B / 8B): refused with the
     // engine's message when its DNA token ids differ from the target's.
@@ -99,6 +103,7 @@ private:
 
     ModelSummary summarize(const QString& dir, carbon::Model& model) const;
 
+    carbon::BackendKind backend_ = carbon::BackendKind::Auto;
     std::unique_ptr<carbon::Model> model_;
     std::unique_ptr<carbon::Model> draft_;
     QString draftDir_;

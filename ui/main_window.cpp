@@ -25,6 +25,7 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 
+#include "carbon/gpu_provider.h"
 #include "commands/replace_bases_command.h"
 #include "design_table_model.h"
 #include "designs_view.h"
@@ -79,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     worker_->moveToThread(&engineThread_);
     engineThread_.setObjectName(QStringLiteral("carbon-engine"));
     connect(this, &MainWindow::loadModelRequested, worker_, &EngineWorker::loadModel);
+    connect(this, &MainWindow::backendRequested, worker_, &EngineWorker::setBackend);
     connect(this, &MainWindow::generateRequested, worker_, &EngineWorker::generate);
     connect(this, &MainWindow::scoreDesignsRequested, worker_, &EngineWorker::scoreDesigns);
     connect(worker_, &EngineWorker::modelLoaded, this, [this](const ModelSummary& s) {
@@ -103,6 +105,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     engineThread_.start();
 
     connect(modelPanel_, &ModelPanel::loadRequested, this, &MainWindow::loadModel);
+    // Where models run: set before any load; a change reloads the loaded model there.
+    emit backendRequested(modelPanel_->backendChoice());
+    connect(modelPanel_, &ModelPanel::backendChanged, this, [this](const QString& kind) {
+        emit backendRequested(kind);
+        if (!modelDir_.isEmpty()) loadModel(modelDir_);
+    });
     // The draft model (speculative decoding): the panel asks, the worker loads or refuses it.
     connect(modelPanel_, &ModelPanel::draftRequested, this, [this](const QString& dir) {
         modelPanel_->setDraftLoading(dir);
@@ -301,8 +309,8 @@ void MainWindow::createActions() {
     action(help, tr("&About Carbon Studio"), {}, [this] {
         QMessageBox::about(this, tr("About Carbon Studio"),
                            tr("<p><b>Carbon Studio %1</b></p><p>Design regulatory DNA with the Carbon language models "
-                              "(HuggingFaceBio Carbon-500M, 3B and 8B).</p><p>Engine backend in this build: CPU.</p>")
-                               .arg(QStringLiteral(CARBON_VERSION)));
+                              "(HuggingFaceBio Carbon-500M, 3B and 8B).</p><p>GPU: %2.</p>")
+                               .arg(QStringLiteral(CARBON_VERSION), QString::fromStdString(carbon::gpu_status()).toHtmlEscaped()));
     });
 
     QToolBar* bar = addToolBar(tr("Main"));

@@ -97,6 +97,7 @@ public slots:
 signals:
     // To the worker (queued: it lives on engineThread_).
     void loadModelRequested(const QString& dir);
+    void backendRequested(const QString& kind);  // "auto" | "cpu" | "cuda"
     void loadDraftRequested(const QString& dir);
     void clearDraftRequested();
     void generateRequested(quint64 requestId, const carbon::DesignRequest& request);

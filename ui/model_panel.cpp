@@ -2,7 +2,10 @@
 // inspection runs on QThreadPool and comes back through a queued call guarded by QPointer.
 #include "model_panel.h"
 
+#include "carbon/gpu_provider.h"
+
 #include <QApplication>
+#include <QComboBox>
 #include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
@@ -26,6 +29,7 @@ namespace carbon::ui {
 namespace {
 constexpr int kMaxRecent = 12;
 const char* kRecentKey = "models/recent";
+const char* kBackendKey = "models/backend";  // auto | cpu | cuda
 constexpr int kDirRole = Qt::UserRole;
 
 QString mib(double bytes) {
@@ -63,6 +67,16 @@ QString displayName(const ModelFolderInfo& m) {
 }
 }  // namespace
 
+namespace {
+// "CPU (no CUDA backend in this build)" or "GPU: NAME (CUDA) when it passes its self-check, else the CPU".
+QString runsOn() {
+    const std::string gpu = carbon::gpu_status();
+    if (gpu.rfind("GPU: ", 0) == 0)
+        return QObject::tr("%1 when it fits and passes its self-check, else the CPU").arg(QString::fromStdString(gpu));
+    return QObject::tr("CPU (%1)").arg(QString::fromStdString(gpu));
+}
+}  // namespace
+
 QString describeModelFolder(const ModelFolderInfo& m) {
     if (!m.ok) return QObject::tr("Does not load: %1").arg(QString::fromStdString(m.error));
     const ModelConfig& c = m.config;
@@ -72,7 +86,7 @@ QString describeModelFolder(const ModelFolderInfo& m) {
                "Context %4 tokens (%5 bp), %6 weights, %7 on disk\n"
                "Memory on the CPU: %8 (weights %9 + KV cache %10 for one full-context sequence)\n"
                "Tokenizer: <dna> %11, </dna> %12, <oov> %13, 6-mers %14..%15 (%18)\n"
-               "Runs on: CPU (this build has no CUDA backend)")
+               "Runs on: %19")
         .arg(QLocale().toString(double(m.parameters) / 1e6, 'f', 1))
         .arg(c.num_hidden_layers)
         .arg(c.hidden_size)
@@ -90,7 +104,8 @@ QString describeModelFolder(const ModelFolderInfo& m) {
         .arg(m.last_kmer)
         .arg(c.num_attention_heads)
         .arg(c.num_key_value_heads)
-        .arg(QString::fromStdString(m.kmer_ids_from));  // last: free text, nothing is substituted after it
+        .arg(QString::fromStdString(m.kmer_ids_from))  // free text: only %19 is substituted after it
+        .arg(runsOn());
 }
 
 namespace {
@@ -156,6 +171,30 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     row2->addWidget(clearDraft_);
     layout->addLayout(row2);
 
+    // Where models run: the choice applies to the next load (and reloads the loaded model).
+    auto* row3 = new QHBoxLayout;
+    auto* runOnLabel = new QLabel(tr("Run on:"), this);
+    backend_ = new QComboBox(this);
+    backend_->addItem(tr("Automatic (GPU when usable)"), QStringLiteral("auto"));
+    backend_->addItem(tr("CPU"), QStringLiteral("cpu"));
+    backend_->addItem(tr("GPU (CUDA)"), QStringLiteral("cuda"));
+    backend_->setAccessibleName(tr("Where models run"));
+    runOnLabel->setBuddy(backend_);
+    const int saved = backend_->findData(QSettings().value(QLatin1String(kBackendKey), QStringLiteral("auto")).toString());
+    backend_->setCurrentIndex(saved < 0 ? 0 : saved);
+    gpu_ = new QLabel(QString::fromStdString(carbon::gpu_status()), this);
+    gpu_->setWordWrap(true);
+    gpu_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    gpu_->setAccessibleName(tr("GPU status"));
+    row3->addWidget(runOnLabel);
+    row3->addWidget(backend_, 1);
+    layout->addLayout(row3);
+    layout->addWidget(gpu_);
+    connect(backend_, &QComboBox::currentIndexChanged, this, [this] {
+        QSettings().setValue(QLatin1String(kBackendKey), backendChoice());
+        emit backendChanged(backendChoice());
+    });
+
     status_ = new QLabel(tr("No model loaded."), this);
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -188,6 +227,8 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     showSelected();
     rescan();
 }
+
+QString ModelPanel::backendChoice() const { return backend_->currentData().toString(); }
 
 QStringList ModelPanel::recentFolders() const { return QSettings().value(kRecentKey).toStringList(); }
 

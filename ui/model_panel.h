@@ -14,6 +14,7 @@
 #include "carbon/model_catalog.h"
 #include "engine_worker.h"
 
+class QComboBox;
 class QFormLayout;
 class QLabel;
 class QPushButton;
@@ -28,6 +29,8 @@ public:
     explicit ModelPanel(QWidget* parent = nullptr);
     QStringList recentFolders() const;  // loaded or added by the user, most recent first
     QTreeWidget* folderList() const { return list_; }
+    // "auto", "cpu" or "cuda": where loads run (remembered in QSettings, models/backend).
+    QString backendChoice() const;
     // The inspected folders as last listed (added folders first, then the cache's snapshots).
     const QList<carbon::ModelFolderInfo>& folders() const { return infos_; }
     bool isScanning() const { return scanning_; }
@@ -49,6 +52,7 @@ signals:
     void draftRequested(const QString& dir);
     void clearDraftRequested();
     void scanned();  // folders() is up to date
+    void backendChanged(const QString& kind);
 
 private:
     void rememberFolder(const QString& dir);
@@ -67,6 +71,8 @@ private:
     QPushButton* clearDraft_;
     QLabel* status_;
     QLabel* draftStatus_;
+    QComboBox* backend_;
+    QLabel* gpu_;
     QFormLayout* details_;
     QList<carbon::ModelFolderInfo> infos_;
     QString hubDir_;  // the Hugging Face cache the last scan looked in

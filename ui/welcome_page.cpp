@@ -10,6 +10,8 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
+#include "carbon/gpu_provider.h"
+
 namespace carbon::ui {
 
 namespace {
@@ -104,9 +106,13 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     auto* openModel = new QPushButton(tr("Open a &model folder…"), body);
     openModel->setAccessibleName(tr("Open a model folder"));
     models->addWidget(openModel);
-    models->addWidget(paragraph(tr("<p>This build runs the models on the CPU (no CUDA backend is part of it): "
-                                   "fine for scoring and for the 500M; designs with the 3B and 8B take "
-                                   "minutes.</p>"),
+    const std::string gpu = carbon::gpu_status();
+    models->addWidget(paragraph(gpu.rfind("GPU: ", 0) == 0
+                                    ? tr("<p>Models run on the %1 (the Model panel's <i>Run on</i> chooses).</p>")
+                                          .arg(QString::fromStdString(gpu.substr(5)).toHtmlEscaped())
+                                    : tr("<p>Models run on the CPU here (%1): fine for scoring and for the 500M; "
+                                         "designs with the 3B and 8B take minutes.</p>")
+                                          .arg(QString::fromStdString(gpu).toHtmlEscaped()),
                                 body));
     models->addStretch(1);
     grid->addLayout(models, 2, 1);

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -211,6 +212,48 @@ private slots:
 
     // EngineWorker alone: a run with a draft reports its figures in the finished notices, and a
     // new target whose DNA ids differ drops the paired draft with the engine's message.
+    // "Run on" is remembered; the worker loads where it says; asking for the GPU where there is none
+    // fails the load with the reason, and "Automatic" runs on the CPU with a notice saying why.
+    void runOnChoiceIsRememberedAndAGpuLoadWithoutOneSaysWhy() {
+        ModelPanel panel;
+        auto* combo = panel.findChild<QComboBox*>();
+        QVERIFY(combo);
+        QCOMPARE(panel.backendChoice(), QStringLiteral("auto"));
+        QSignalSpy changed(&panel, &ModelPanel::backendChanged);
+        combo->setCurrentIndex(combo->findData(QStringLiteral("cuda")));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.first().at(0).toString(), QStringLiteral("cuda"));
+        QCOMPARE(QSettings().value(QStringLiteral("models/backend")).toString(), QStringLiteral("cuda"));
+        ModelPanel again;
+        QCOMPARE(again.backendChoice(), QStringLiteral("cuda"));
+        combo->setCurrentIndex(combo->findData(QStringLiteral("auto")));
+
+        registerEngineMetaTypes();
+        QThread thread;
+        auto* worker = new EngineWorker;
+        worker->moveToThread(&thread);
+        thread.start();
+        QSignalSpy loaded(worker, &EngineWorker::modelLoaded), failed(worker, &EngineWorker::modelFailed);
+        const QString target = tiny_;
+        QMetaObject::invokeMethod(worker, [worker, target] {
+            worker->setBackend(QStringLiteral("cuda"));
+            worker->loadModel(target);
+        }, Qt::QueuedConnection);
+        QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1, 60000);
+        QVERIFY2(failed.first().at(1).toString().contains(QStringLiteral("cannot run on the GPU as asked")),
+                 qPrintable(failed.first().at(1).toString()));
+        QMetaObject::invokeMethod(worker, [worker, target] {
+            worker->setBackend(QStringLiteral("auto"));
+            worker->loadModel(target);
+        }, Qt::QueuedConnection);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1, 60000);
+        const auto summary = loaded.first().at(0).value<ModelSummary>();
+        QVERIFY2(summary.notice.contains(QStringLiteral("running on the CPU")), qPrintable(summary.notice));
+        thread.quit();
+        thread.wait();
+        delete worker;
+    }
+
     void workerReportsDraftFiguresAndDropsADraftThatNoLongerFits() {
         QTemporaryDir dir;
         const QString compact = dir.filePath(QStringLiteral("compact"));
