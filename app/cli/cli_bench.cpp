@@ -8,6 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "carbon/bandwidth_probe.h"
+#include "carbon/thread_pool.h"
+#include "carbon/cpu_features.h"
 #include "carbon/model.h"
 #include "carbon/output_file.h"
 #include "carbon/sampling.h"
@@ -49,18 +52,21 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 const char* kBenchUsage = R"(usage: carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N]
              [--batches 1,8] [--repeat N] [--seed S] [--json FILE] [--backend cpu|cuda|auto]
+             [--cpu-kernels auto|fp32|portable|avx2|avx512|avx512-bf16|amx]
   Prefill and decode speed of a backend (the CPU's unless --backend says otherwise) at each batch
-  size (tokens/s, bp/s), and the peak memory against the weights' size. Figures: docs/benchmarks.md (tests/bench/cpu_bench.sh runs it
+  size (tokens/s, bp/s), and the peak memory against the weights' size; on the CPU, also this
+  machine's read bandwidth with the same threads and the batch-1 decode as a share of it. Figures: docs/benchmarks.md (tests/bench/cpu_bench.sh runs it
   beside transformers).
 )";
 
 int cmd_bench(const std::vector<std::string>& argv) {
     if (wants_help(argv, kBenchUsage)) return 0;
     using json = nlohmann::json;
-    Args a(argv, {"model", "threads", "prompt-tokens", "decode-tokens", "batches", "repeat", "json", "seed", "backend"}, {});
+    Args a(argv, {"model", "threads", "prompt-tokens", "decode-tokens", "batches", "repeat", "json", "seed", "backend", "cpu-kernels"}, {});
     ModelOptions mo;
     mo.backend = parse_backend_kind(a.get_or("backend", "cpu"));
     mo.threads = int(a.integer("threads", 0, 0, 1024));
+    mo.cpu_kernels = a.get_or("cpu-kernels", "auto");
     const size_t prompt_tokens = size_t(a.integer("prompt-tokens", 128, 1, 1 << 20));
     const size_t decode_tokens = size_t(a.integer("decode-tokens", 32, 1, 1 << 20));
     const int repeat = int(a.integer("repeat", 3, 1, 100));
@@ -77,6 +83,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
     json report;
     report["model"] = m->checkpoint().dir().string();
     report["backend"] = be.describe();
+    report["cpu_flags"] = cpu_flags();
     report["threads"] = mo.threads;
     report["prompt_tokens"] = prompt_tokens;
     report["decode_tokens"] = decode_tokens;
@@ -133,10 +140,26 @@ int cmd_bench(const std::vector<std::string>& argv) {
                                   {"decode_tok_s", decode_tok},
                                   {"decode_bp_s", decode_tok * 6}});
     }
-    const size_t peak = peak_rss_bytes();
+    const size_t peak = peak_rss_bytes();  // before the bandwidth probe's buffer
     report["peak_rss_bytes"] = peak;
     std::printf("peak memory %s (weights %s, ratio %.2f)\n", human_bytes(double(peak)).c_str(),
                 human_bytes(double(be.memory_plan().weights)).c_str(), double(peak) / double(be.memory_plan().weights));
+    // The decode figures against this machine's own limit: a batch-1 step reads the weights once.
+    if (be.name() == "cpu") {
+        const double bandwidth = measure_read_bandwidth(mo.threads > 0 ? mo.threads : usable_cpus());
+        const double step_bytes = double(decode_weight_bytes(m->checkpoint().weights()));
+        report["read_bandwidth_bytes_s"] = bandwidth;
+        report["decode_step_weight_bytes"] = step_bytes;
+        std::printf("read bandwidth %.1f GB/s with %d threads; a batch-1 decode step reads %.3f GB of weights: "
+                    "at most %.1f tok/s\n",
+                    bandwidth / 1e9, mo.threads > 0 ? mo.threads : usable_cpus(), step_bytes / 1e9, bandwidth / step_bytes);
+        for (const auto& run : report["runs"])
+            if (run["batch"] == 1) {
+                const double share = run["decode_tok_s"].get<double>() * step_bytes / bandwidth;
+                report["decode_b1_bandwidth_share"] = share;
+                std::printf("batch-1 decode at %.0f%% of the read bandwidth\n", 100 * share);
+            }
+    }
     if (auto path = a.get("json")) {
         OutputFile f(*path);
         f.stream() << report.dump(1) << "\n";

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "carbon/gpu_provider.h"
+#include "carbon/cpu_features.h"
 #include "carbon/model.h"
 #include "carbon/rope.h"
 #include "carbon/test_model.h"
@@ -71,9 +72,9 @@ const char* kMakeTestModelUsage = R"(usage: carbon-cli make-test-model --out DIR
   The disk and memory it needs are checked first.
 )";
 
-const char* kInfoUsage = R"(usage: carbon-cli info --model DIR [--threads N]
+const char* kInfoUsage = R"(usage: carbon-cli info --model DIR [--threads N] [--cpu-kernels auto|fp32|NAME]
   What the engine reads from a model folder: sizes, dtype, context, RoPE, the DNA token ids, the
-  memory it needs, and the CPU kernels it will use.
+  memory it needs, and the CPU kernels it will use (every path, and whether this CPU runs it).
 )";
 
 int cmd_make_test_model(const std::vector<std::string>& argv) {
@@ -121,10 +122,11 @@ int cmd_make_test_model(const std::vector<std::string>& argv) {
 
 int cmd_info(const std::vector<std::string>& argv) {
     if (wants_help(argv, kInfoUsage)) return 0;
-    Args a(argv, {"model", "threads"}, {});
+    Args a(argv, {"model", "threads", "cpu-kernels"}, {});
     ModelOptions mo;
     mo.backend = BackendKind::Cpu;
     mo.threads = int(a.integer("threads", 0, 0, 1024));
+    mo.cpu_kernels = a.get_or("cpu-kernels", "auto");
     auto m = Model::load(a.required("model"), mo);
     const ModelConfig& c = m->config();
     const Tokenizer& t = m->tokenizer();
@@ -157,6 +159,9 @@ int cmd_info(const std::vector<std::string>& argv) {
     os << "memory        weights " << human(double(plan.weights)) << " (memory-mapped); KV cache " << human(double(plan.kv_per_token))
        << "/token fp32, " << human(kv_ctx) << " for one full-context sequence\n";
     os << "backend       " << m->backend().describe() << "\n";
+    os << "CPU flags     " << cpu_flags() << "\n";
+    os << "CPU kernels   (choose with --cpu-kernels NAME or CARBON_CPU_KERNELS=NAME; fp32 = fp32 activations)\n"
+       << cpu_kernel_paths();
     std::cout << os.str();
     return 0;
 }

@@ -47,7 +47,8 @@ class CpuBackend final : public Backend {
 public:
     CpuBackend(const Checkpoint& ckpt, std::vector<int32_t> dna_rows, const BackendOptions& opt)
         : cfg_(ckpt.config()), w_(ckpt.weights()), dna_rows_(std::move(dna_rows)),
-          threads_note_(threads_note(opt.threads)), pool_(std::min(opt.threads, usable_cpus())) {
+          threads_note_(threads_note(opt.threads)), pool_(std::min(opt.threads, usable_cpus())),
+          isa_(cpu::choose_isa(opt.cpu_kernels)) {
         if (cfg_.partial_rotary_factor != 1.0)
             throw Error(cfg_.path.string() + ": partial_rotary_factor " + std::to_string(cfg_.partial_rotary_factor) +
                         " is not supported by the Llama network (transformers' LlamaAttention rotates the whole head)");
@@ -66,7 +67,7 @@ public:
     }
 
     std::string name() const override { return "cpu"; }
-    // Every dot product is summed in one fixed order on every path (see docs/architecture.md).
+    // Every dot product is summed in one fixed order on each path, whatever the batch (cpu_isa.h).
     BackendGuarantees guarantees() const override { return {true}; }
     std::string notice() const override {
         std::string n = threads_note_;
@@ -76,8 +77,10 @@ public:
 
     std::string describe() const override {
         std::ostringstream os;
-        os << "CPU, " << pool_.size() << " threads, " << (cpu::simd_enabled() ? "AVX2/FMA" : "portable") << " kernels, "
-           << dtype_name(w_.dtype) << " weights, fp32 activations and KV cache";
+        const cpu::Isa path = cpu::isa_for_dtype(isa_, w_.dtype);
+        os << "CPU, " << pool_.size() << " threads, " << cpu::isa_name(path) << " kernels, " << dtype_name(w_.dtype)
+           << " weights, " << (cpu::isa_rounds_activations(path) ? "bf16 matmul inputs, fp32 sums, " : "fp32 activations, ")
+           << "fp32 KV cache";
         return os.str();
     }
 
@@ -140,6 +143,7 @@ private:
     std::vector<int32_t> dna_rows_;
     std::string threads_note_;
     ThreadPool pool_;
+    cpu::Isa isa_;
     RopeTable rope_;
     size_t hd_ = 0, n_heads_ = 0, n_kv_ = 0, block_floats_ = 0;
     size_t weights_bytes_ = 0, workspace_bytes_ = 0;
@@ -224,13 +228,13 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
 
     auto norm_rows = [&](const TensorView* wt, const float* src, float* dst, size_t n_rows) {
         pool_.parallel_for(n_rows, 8, [&](size_t r0, size_t r1, int) {
-            for (size_t r = r0; r < r1; ++r) cpu::rmsnorm(src + r * H, wt->data, wt->dtype, H, eps, dst + r * H);
+            for (size_t r = r0; r < r1; ++r) cpu::rmsnorm(src + r * H, wt->data, wt->dtype, H, eps, dst + r * H, isa_);
         });
     };
     auto linear = [&](const float* x, size_t m, size_t ldx, const TensorView* wt, const TensorView* bias, float* y,
                       size_t ldy) {
         const cpu::WeightMatrix wm = matrix(wt);
-        cpu::matmul_wt(pool_, x, m, ldx, wm, nullptr, wm.rows, y, ldy);
+        cpu::matmul_wt(pool_, isa_, x, m, ldx, wm, nullptr, wm.rows, y, ldy);
         if (bias) cpu::add_bias(y, m, ldy, bias->data, bias->dtype, wm.rows);
     };
 
@@ -265,7 +269,7 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
         linear(xn_.data(), T, H, L.w_gate, L.b_gate, gate_.data(), F);
         linear(xn_.data(), T, H, L.w_up, L.b_up, up_.data(), F);
         pool_.parallel_for(T, 1, [&](size_t r0, size_t r1, int) {
-            for (size_t r = r0; r < r1; ++r) cpu::silu_mul(gate_.data() + r * F, up_.data() + r * F, F);
+            for (size_t r = r0; r < r1; ++r) cpu::silu_mul(gate_.data() + r * F, up_.data() + r * F, F, isa_);
         });
         linear(gate_.data(), T, F, L.w_down, L.b_down, xn_.data(), H);
         for (size_t e = 0; e < T * H; ++e) x_[e] += xn_[e];
@@ -297,11 +301,11 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
     if (head == Head::Dna) {
         out.width = dna_rows_.size();
         out.logits.resize(rows.size() * out.width);
-        cpu::matmul_wt(pool_, sel.data(), rows.size(), H, lm, dna_rows_.data(), out.width, out.logits.data(), out.width);
+        cpu::matmul_wt(pool_, isa_, sel.data(), rows.size(), H, lm, dna_rows_.data(), out.width, out.logits.data(), out.width);
     } else {
         out.width = lm.rows;
         out.logits.resize(rows.size() * out.width);
-        cpu::matmul_wt(pool_, sel.data(), rows.size(), H, lm, nullptr, out.width, out.logits.data(), out.width);
+        cpu::matmul_wt(pool_, isa_, sel.data(), rows.size(), H, lm, nullptr, out.width, out.logits.data(), out.width);
     }
     require_finite_logits(out, items, cfg_.path.parent_path().string());
 }

@@ -3,6 +3,7 @@
 // are several (prefill); with one or two rows (decode) it streams the weights and converts on the
 // fly, since decode is bound by reading each weight once.
 #include "cpu_ops.h"
+#include "cpu_matmul_paths.h"
 
 #include <algorithm>
 #include <cmath>
@@ -217,7 +218,6 @@ constexpr size_t kPanelRows = 16;  // weight rows converted to f32 at once per t
 
 }  // namespace
 
-bool simd_enabled() { return g_simd; }
 
 float dot_f32(const float* a, const float* b, size_t n) {
 #if CARBON_X86
@@ -242,12 +242,14 @@ void load_row(const WeightMatrix& w, size_t row, float* out) {
     convert_row_scalar(w, row, out);
 }
 
-void matmul_wt(ThreadPool& pool, const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
-               size_t n, float* y, size_t ldy) {
+namespace {
+
+// The AVX2 and portable paths: streaming for one or two rows, else f32 panels of the weights.
+void matmul_avx2_or_portable(ThreadPool& pool, bool avx2, const float* x, size_t m, size_t ldx, const WeightMatrix& w,
+                             const int32_t* rows, size_t n, float* y, size_t ldy) {
     const size_t k = w.cols;
-    if (m == 0 || n == 0) return;
 #if CARBON_X86
-    if (g_simd && m <= 2) {
+    if (avx2 && m <= 2) {
         pool.parallel_for(n, 64, [&](size_t j0, size_t j1, int) {
             switch (w.dtype) {
                 case DType::F32: return matvec_stream_avx2<DType::F32>(x, m, ldx, w, rows, j0, j1, y, ldy);
@@ -267,7 +269,7 @@ void matmul_wt(ThreadPool& pool, const float* x, size_t m, size_t ldx, const Wei
             const size_t j0 = p * kPanelRows, nj = std::min(kPanelRows, n - j0);
             for (size_t j = 0; j < nj; ++j) load_row(w, rows ? size_t(rows[j0 + j]) : j0 + j, panel.data() + j * k);
 #if CARBON_X86
-            if (g_simd) {
+            if (avx2) {
                 for (size_t i = 0; i < m; i += 3) {
                     const size_t mt = std::min<size_t>(3, m - i);
                     for (size_t j = 0; j < nj; j += 4) {
@@ -286,14 +288,48 @@ void matmul_wt(ThreadPool& pool, const float* x, size_t m, size_t ldx, const Wei
     });
 }
 
-void rmsnorm(const float* x, const void* weight, DType weight_dtype, size_t n, float eps, float* out) {
+}  // namespace
+
+Isa fp32_isa() {
+    static const Isa isa = best_fp32_isa();
+    return isa;
+}
+
+void matmul_wt(ThreadPool& pool, Isa isa, const float* x, size_t m, size_t ldx, const WeightMatrix& w,
+               const int32_t* rows, size_t n, float* y, size_t ldy) {
+    if (m == 0 || n == 0) return;
+    const Isa path = isa_for_dtype(isa, w.dtype);
+    switch (path) {
+        case Isa::Amx:
+        case Isa::Avx512Bf16: {
+            thread_local detail::Bf16Rows xb;
+            detail::round_rows_to_bf16(pool, x, m, ldx, w.cols, xb);
+            if (path == Isa::Amx) detail::matmul_amx(pool, xb, w, rows, n, y, ldy);
+            else detail::matmul_avx512_bf16(pool, xb, w, rows, n, y, ldy);
+            return;
+        }
+        case Isa::Avx512: return detail::matmul_avx512(pool, x, m, ldx, w, rows, n, y, ldy);
+        case Isa::Avx2: return matmul_avx2_or_portable(pool, true, x, m, ldx, w, rows, n, y, ldy);
+        case Isa::Portable: return matmul_avx2_or_portable(pool, false, x, m, ldx, w, rows, n, y, ldy);
+    }
+}
+
+void matmul_wt(ThreadPool& pool, const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
+               size_t n, float* y, size_t ldy) {
+    matmul_wt(pool, fp32_isa(), x, m, ldx, w, rows, n, y, ldy);
+}
+
+void rmsnorm(const float* x, const void* weight, DType weight_dtype, size_t n, float eps, float* out, Isa isa) {
+    if (isa == Isa::Avx512 || isa == Isa::Avx512Bf16 || isa == Isa::Amx)
+        return detail::rmsnorm_avx512(x, weight, weight_dtype, n, eps, out);
     double ss = 0.0;  // transformers accumulates the mean in fp32; double here only tightens it
     for (size_t i = 0; i < n; ++i) ss += double(x[i]) * double(x[i]);
     const float inv = 1.0f / std::sqrt(float(ss / double(n)) + eps);
     for (size_t i = 0; i < n; ++i) out[i] = load_as_f32(weight, weight_dtype, i) * (x[i] * inv);
 }
 
-void silu_mul(float* gate, const float* up, size_t n) {
+void silu_mul(float* gate, const float* up, size_t n, Isa isa) {
+    if (isa == Isa::Avx512 || isa == Isa::Avx512Bf16 || isa == Isa::Amx) return detail::silu_mul_avx512(gate, up, n);
     for (size_t i = 0; i < n; ++i) {
         const float g = gate[i];
         gate[i] = g / (1.0f + std::exp(-g)) * up[i];

@@ -9,6 +9,7 @@
 
 #include "carbon/common.h"
 #include "carbon/thread_pool.h"
+#include "cpu_isa.h"
 
 namespace carbon::cpu {
 
@@ -21,15 +22,27 @@ struct WeightMatrix {
 
 // y[i, j] = sum_k x[i, k] * W[row(j), k] for i < m, j < n, where row(j) = rows ? rows[j] : j.
 // x is [m, W.cols] with row stride ldx, y is [m, n] with row stride ldy. Splits work over the
-// pool by output columns.
+// pool by output columns. `isa` picks the instruction-set path (cpu_isa.h; it must be supported);
+// each path's sums do not depend on m, the other rows or the thread count.
+void matmul_wt(ThreadPool& pool, Isa isa, const float* x, size_t m, size_t ldx, const WeightMatrix& w,
+               const int32_t* rows, size_t n, float* y, size_t ldy);
+
+// best_fp32_isa(), cached.
+Isa fp32_isa();
+
+// matmul_wt on fp32_isa(): fp32 activations (the reference the GPU kernels are tested against).
 void matmul_wt(ThreadPool& pool, const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
                size_t n, float* y, size_t ldy);
 
 // out[i] = weight[i] * (x[i] / sqrt(mean(x^2) + eps)), in fp32, as transformers' LlamaRMSNorm.
-void rmsnorm(const float* x, const void* weight, DType weight_dtype, size_t n, float eps, float* out);
+// With an AVX-512 path the squares are summed 16 lanes at a time (in double, so the two orders
+// agree to far below fp32's rounding).
+void rmsnorm(const float* x, const void* weight, DType weight_dtype, size_t n, float eps, float* out,
+             Isa isa = Isa::Portable);
 
-// gate[i] = silu(gate[i]) * up[i].
-void silu_mul(float* gate, const float* up, size_t n);
+// gate[i] = silu(gate[i]) * up[i]. With an AVX-512 path, exp is a vector polynomial (the result
+// within 3 ulp of the default's, libm's expf, which the GPU kernels are tested against).
+void silu_mul(float* gate, const float* up, size_t n, Isa isa = Isa::Portable);
 
 // Adds a bias vector (any dtype) to each of m rows of y (stride ldy).
 void add_bias(float* y, size_t m, size_t ldy, const void* bias, DType dtype, size_t n);
@@ -75,7 +88,5 @@ void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<con
 // Copies row `row` of W into out as f32.
 void load_row(const WeightMatrix& w, size_t row, float* out);
 
-// True when the AVX2/FMA paths are in use (for `carbon-cli info`).
-bool simd_enabled();
 
 }  // namespace carbon::cpu

@@ -45,7 +45,9 @@ std::unique_ptr<Backend> Model::start_gpu(const ModelOptions& options, const Bac
                        "-token context and the workspace)");
     std::unique_ptr<Backend> backend = gpu->make(checkpoint_, tokenizer_.kmer_ids(), bo);
     if (options.self_check) {
-        auto cpu = make_cpu_backend(checkpoint_, tokenizer_.kmer_ids(), bo);
+        BackendOptions reference = bo;  // the CPU oracle: fp32 activations whatever the CPU offers
+        reference.cpu_kernels = "fp32";
+        auto cpu = make_cpu_backend(checkpoint_, tokenizer_.kmer_ids(), reference);
         const SelfCheck check = run_gpu_self_check(*backend, *cpu, checkpoint_, tokenizer_, gpu->device_identity());
         if (!check.passed) {
             notice_ = check.detail + ": the GPU's results differ from the CPU reference, so the model runs on the CPU";
@@ -63,6 +65,7 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const Model
     std::unique_ptr<Model> m(new Model(std::move(ckpt), std::move(tok)));
     BackendOptions bo;
     bo.threads = options.threads;
+    bo.cpu_kernels = options.cpu_kernels;
     if (options.backend != BackendKind::Cpu) m->backend_ = m->start_gpu(options, bo);
     if (!m->backend_) m->backend_ = make_cpu_backend(m->checkpoint_, m->tokenizer_.kmer_ids(), bo);
     if (const std::string n = m->backend_->notice(); !n.empty()) m->notice_ += (m->notice_.empty() ? "" : "; ") + n;

@@ -19,18 +19,7 @@ using namespace carbon;
 
 namespace {
 
-std::vector<uint8_t> encode(const std::vector<float>& v, DType t) {
-    std::vector<uint8_t> b(v.size() * dtype_size(t));
-    for (size_t i = 0; i < v.size(); ++i) {
-        if (t == DType::F32) {
-            std::memcpy(b.data() + 4 * i, &v[i], 4);
-        } else {
-            uint16_t h = t == DType::BF16 ? f32_to_bf16(v[i]) : f32_to_f16(v[i]);
-            std::memcpy(b.data() + 2 * i, &h, 2);
-        }
-    }
-    return b;
-}
+using testing_support::encode;
 
 double max_abs(const std::vector<float>& a, const float* b, size_t n) {
     double m = 0;
@@ -146,12 +135,7 @@ std::unique_ptr<Model> load_tiny(int threads = 2) {
     return Model::load(testing_support::tiny_model(), mo);
 }
 
-std::vector<int32_t> random_dna_prompt(const Tokenizer& tok, size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::vector<int32_t> ids{tok.dna_open_id()};
-    for (size_t i = 0; i < n; ++i) ids.push_back(tok.kmer_id(int(rng() % 4096)));
-    return ids;
-}
+using testing_support::random_dna_prompt;
 
 // Logits of every position of `ids`, run alone as one prefill.
 std::vector<float> reference_logits(Backend& be, const std::vector<int32_t>& ids, Head head, size_t& width) {

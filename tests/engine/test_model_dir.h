@@ -3,11 +3,15 @@
 #pragma once
 
 #include <filesystem>
+#include <cstring>
 #include <map>
+#include <random>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 #include "carbon/test_model.h"
+#include "carbon/tokenizer.h"
 
 namespace testing_support {
 
@@ -33,6 +37,28 @@ inline const std::filesystem::path& tiny_model(carbon::TestModelOptions options 
     std::filesystem::path p = dir.path / tag;
     carbon::make_test_model(p, options);
     return made.emplace(tag, p).first->second;
+}
+
+// Values stored as a weight tensor of dtype t would hold them (bf16/f16 rounded to nearest even).
+inline std::vector<uint8_t> encode(const std::vector<float>& v, carbon::DType t) {
+    std::vector<uint8_t> b(v.size() * carbon::dtype_size(t));
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (t == carbon::DType::F32) {
+            std::memcpy(b.data() + 4 * i, &v[i], 4);
+        } else {
+            const uint16_t h = t == carbon::DType::BF16 ? carbon::f32_to_bf16(v[i]) : carbon::f32_to_f16(v[i]);
+            std::memcpy(b.data() + 2 * i, &h, 2);
+        }
+    }
+    return b;
+}
+
+// <dna> followed by n random 6-mers (the same for the same seed).
+inline std::vector<int32_t> random_dna_prompt(const carbon::Tokenizer& tok, size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<int32_t> ids{tok.dna_open_id()};
+    for (size_t i = 0; i < n; ++i) ids.push_back(tok.kmer_id(int(rng() % 4096)));
+    return ids;
 }
 
 }  // namespace testing_support

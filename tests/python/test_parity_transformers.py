@@ -13,7 +13,11 @@ Criteria (per variant, over every position of a 300-token prompt):
   relative error 2^-9 per operation) stays a few percent of the logit scale through a 2-layer
   network; a real error (a wrong RoPE frequency, a missing norm) breaks it by far.
 The prompt is fed in chunks (prefill, two single-token decodes, prefill again) to exercise the
-KV cache.
+KV cache. On the CPU these run the fp32-activation kernels (CARBON_CPU_KERNELS=fp32); the kernels
+the engine takes by default are run too, and where they round matmul inputs to bf16 (CPUs with
+AVX-512 BF16 or AMX) they are held to the bf16 bound against transformers bfloat16 for bf16
+checkpoints, and to 0.05 * (max |logit| + 1) against transformers float32 for the others; their
+greedy continuations are reported.
 
 CARBON_PARITY_BACKEND=cuda (tests/gpu/prove.sh, on a GPU) runs the same comparison through the CUDA
 backend: fp32 checkpoints keep every criterion (fp32 GEMMs); bf16 and f16 checkpoints compute with
@@ -76,6 +80,25 @@ def hf_logits_and_greedy(model, ids, n_greedy):
     return logits, gen
 
 
+def engine_logits(d, ids_file, n, vocab, kernels):
+    """Every position's logits and the greedy continuation from carbon_forward with CARBON_CPU_KERNELS."""
+    logits_file = os.path.join(d, f"engine-{kernels}.f32")
+    greedy_file = os.path.join(d, f"engine-greedy-{kernels}.json")
+    run([bin_path("carbon_forward"), "--model", d, "--ids", ids_file, "--logits", logits_file,
+         "--greedy", str(GREEDY), "--greedy-out", greedy_file, "--chunks", "200,1,1,98", "--backend", BACKEND],
+        env=dict(os.environ, CARBON_CPU_KERNELS=kernels))
+    with open(greedy_file) as f:
+        return np.fromfile(logits_file, dtype=np.float32).reshape(n, vocab), json.load(f)
+
+
+def cpu_kernels_taken(d):
+    """The CPU backend's description under the default kernels (`carbon-cli info`)."""
+    env = dict(os.environ)
+    env.pop("CARBON_CPU_KERNELS", None)
+    out = run([bin_path("carbon-cli"), "info", "--model", d], env=env).stdout
+    return next((line.split(None, 1)[1] for line in out.splitlines() if line.startswith("backend")), "")
+
+
 def main():
     failures = []
     rows = []
@@ -86,15 +109,13 @@ def main():
         ids_file = os.path.join(d, "prompt.json")
         with open(ids_file, "w") as f:
             json.dump(ids, f)
-        logits_file = os.path.join(d, "engine.f32")
-        greedy_file = os.path.join(d, "engine-greedy.json")
-        run([bin_path("carbon_forward"), "--model", d, "--ids", ids_file, "--logits", logits_file,
-             "--greedy", str(GREEDY), "--greedy-out", greedy_file, "--chunks", "200,1,1,98", "--backend", BACKEND])
         with open(os.path.join(d, "config.json")) as f:
             vocab = json.load(f)["vocab_size"]
-        ours = np.fromfile(logits_file, dtype=np.float32).reshape(len(ids), vocab)
-        with open(greedy_file) as f:
-            ours_greedy = json.load(f)
+        ours, ours_greedy = engine_logits(d, ids_file, len(ids), vocab, "fp32")
+        default_path = cpu_kernels_taken(d) if BACKEND == "cpu" else None
+        rounded = default_path is not None and "bf16 matmul inputs" in default_path
+        if rounded:
+            auto, auto_greedy = engine_logits(d, ids_file, len(ids), vocab, "auto")
 
         ref32 = LlamaForCausalLM.from_pretrained(d, dtype=torch.float32).eval()
         ref_logits, ref_greedy = hf_logits_and_greedy(ref32, ids, GREEDY)
@@ -122,7 +143,21 @@ def main():
             row += f"; vs transformers bf16 {ours_gap:.3f} (bf16 vs f32 in transformers {hf_gap:.3f}, bound {bound:.3f})"
             if ours_gap > bound:
                 failures.append(f"{name}: max |dlogit| {ours_gap:.3f} against transformers bfloat16 exceeds {bound:.3f}")
+            if rounded:
+                auto_gap = float(np.max(np.abs(auto - l16)))
+                row += f"; default kernels vs transformers bf16 {auto_gap:.3f}"
+                if auto_gap > bound:
+                    failures.append(f"{name}: default CPU kernels ({default_path}): max |dlogit| {auto_gap:.3f} "
+                                    f"against transformers bfloat16 exceeds {bound:.3f}")
             del ref16
+        elif rounded:
+            auto_gap = float(np.max(np.abs(auto - ref_logits)))
+            row += f"; default kernels vs f32 {auto_gap:.3f}"
+            if auto_gap > 0.05 * (scale + 1):
+                failures.append(f"{name}: default CPU kernels ({default_path}): max |dlogit| {auto_gap:.3f} "
+                                f"against transformers float32 exceeds {0.05 * (scale + 1):.3f}")
+        if rounded:
+            row += f" (greedy {sum(1 for a, b in zip(auto_greedy, ref_greedy) if a == b)}/{GREEDY} identical)"
         del ref32
         rows.append(row)
         print(row, flush=True)

@@ -19,6 +19,7 @@ const char* backend_kind_name(BackendKind kind);
 struct ModelOptions {
     BackendKind backend = BackendKind::Auto;
     int threads = 0;  // CPU threads; <= 0: all cores
+    std::string cpu_kernels;  // BackendOptions::cpu_kernels
     double yarn_factor = 0;  // > 1: extend the context with YaRN (Checkpoint::extend_context_yarn)
     bool self_check = true;  // run (or reuse the cached verdict of) the GPU self-check before using a GPU
 };

@@ -1,0 +1,292 @@
+// The AVX-512 matmul paths (cpu_matmul_paths.h): fp32 activations with 16-lane FMA accumulators,
+// and bf16 activations with AVX-512 BF16 dot products (vdpbf16ps, 32 products per instruction).
+//
+// One micro-kernel shape per path serves every batch: MT activation rows against NT weight rows,
+// one accumulator per output, read straight from the weights in their stored dtype (no packing,
+// no copy). Each output is summed in the same order whatever MT, NT, the thread or the block it
+// falls in (the chunks of k in order, the last chunk masked, then one horizontal sum), so a row's
+// result never depends on the other rows: decode, prefill and speculative verification agree bit
+// for bit. Rows are taken in blocks of kRowBlock so a block's activations stay in L2 while the
+// weights stream past.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "cpu_matmul_paths.h"
+
+#if defined(__x86_64__)
+#include "x86_intrinsics.h"
+
+namespace carbon::cpu::detail {
+
+namespace {
+
+#define CARBON_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
+#define CARBON_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,avx2,fma,f16c")))
+
+constexpr size_t kRowBlock = 64;  // activation rows per block (64 x 3,072 fp32 = 768 KB: L2)
+
+template <DType T>
+CARBON_AVX512 inline __m512 load16(const void* base, size_t i, __mmask16 mask) {
+    if constexpr (T == DType::F32) {
+        return _mm512_maskz_loadu_ps(mask, static_cast<const float*>(base) + i);
+    } else {
+        const __m256i h = _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(base) + i);
+        if constexpr (T == DType::BF16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+        else return _mm512_cvtph_ps(h);
+    }
+}
+
+// MT activation rows x NT weight rows, fp32 activations: acc[i][j] += x_i[c..c+16) * w_j[c..c+16)
+// over the 16-wide chunks in order, the tail chunk masked, then one horizontal sum each.
+template <DType T, int MT, int NT>
+CARBON_AVX512 inline __attribute__((always_inline)) void step_f32(__m512 (&acc)[MT][NT], const float* const* x,
+                                                                  const uint8_t* const* w, size_t c, __mmask16 mask) {
+    __m512 xv[MT];
+    for (int i = 0; i < MT; ++i) xv[i] = _mm512_maskz_loadu_ps(mask, x[i] + c);
+    for (int j = 0; j < NT; ++j) {
+        const __m512 wv = load16<T>(w[j], c, mask);
+        for (int i = 0; i < MT; ++i) acc[i][j] = _mm512_fmadd_ps(xv[i], wv, acc[i][j]);
+    }
+}
+
+template <DType T, int MT, int NT>
+CARBON_AVX512 void tile_f32(const float* const* x, const uint8_t* const* w, size_t k, float* const* y, int mt, int nt) {
+    __m512 acc[MT][NT];
+    for (auto& r : acc)
+        for (auto& a : r) a = _mm512_setzero_ps();
+    const size_t kv = k & ~size_t(15);
+    for (size_t c = 0; c < kv; c += 16) step_f32<T, MT, NT>(acc, x, w, c, __mmask16(0xffff));
+    if (kv < k) step_f32<T, MT, NT>(acc, x, w, kv, __mmask16((1u << (k - kv)) - 1));
+    for (int i = 0; i < mt; ++i)
+        for (int j = 0; j < nt; ++j) y[i][j] = _mm512_reduce_add_ps(acc[i][j]);
+}
+
+// The same over bf16: 32-wide chunks through vdpbf16ps (each lane adds two products). The
+// activations are padded to whole chunks with zeros; the weights' tail chunk is masked.
+template <int MT, int NT>
+CARBON_AVX512BF16 inline __attribute__((always_inline)) void step_bf16(__m512 (&acc)[MT][NT],
+                                                                       const uint16_t* const* x,
+                                                                       const uint16_t* const* w, size_t c,
+                                                                       __mmask32 mask) {
+    __m512i xv[MT];
+    for (int i = 0; i < MT; ++i) xv[i] = _mm512_loadu_si512(x[i] + c);
+    for (int j = 0; j < NT; ++j) {
+        const __m512i wv = _mm512_maskz_loadu_epi16(mask, w[j] + c);
+        for (int i = 0; i < MT; ++i) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], (__m512bh)xv[i], (__m512bh)wv);
+    }
+}
+
+template <int MT, int NT>
+CARBON_AVX512BF16 void tile_bf16(const uint16_t* const* x, const uint16_t* const* w, size_t k, float* const* y, int mt,
+                                 int nt) {
+    __m512 acc[MT][NT];
+    for (auto& r : acc)
+        for (auto& a : r) a = _mm512_setzero_ps();
+    const size_t kv = k & ~size_t(31);
+    for (size_t c = 0; c < kv; c += 32) step_bf16<MT, NT>(acc, x, w, c, __mmask32(0xffffffffu));
+    if (kv < k) step_bf16<MT, NT>(acc, x, w, kv, __mmask32((1u << (k - kv)) - 1));
+    for (int i = 0; i < mt; ++i)
+        for (int j = 0; j < nt; ++j) y[i][j] = _mm512_reduce_add_ps(acc[i][j]);
+}
+
+// Walks the output in blocks: a thread takes a range of weight-row panels (NT rows each) and, for
+// each block of kRowBlock activation rows, runs every panel of its range against the block, MT
+// rows at a time. `kernel(i, mt, panel_rows, nt, y_rows)` computes one micro-tile.
+template <typename Kernel>
+void walk(ThreadPool& pool, size_t m, size_t n, size_t nt_max, size_t mt_max, const Kernel& kernel) {
+    const size_t panels = (n + nt_max - 1) / nt_max;
+    const size_t grain = std::max<size_t>(1, panels / (size_t(pool.size()) * 4));
+    pool.parallel_for(panels, grain, [&](size_t p0, size_t p1, int) {
+        for (size_t i0 = 0; i0 < m; i0 += kRowBlock) {
+            const size_t i1 = std::min(m, i0 + kRowBlock);
+            for (size_t p = p0; p < p1; ++p) {
+                const size_t j = p * nt_max, nt = std::min(nt_max, n - j);
+                for (size_t i = i0; i < i1; i += mt_max) kernel(i, std::min(mt_max, i1 - i), j, nt);
+            }
+        }
+    });
+}
+
+template <DType T>
+void matmul_avx512_t(ThreadPool& pool, const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
+                     size_t n, float* y, size_t ldy) {
+    const size_t k = w.cols, row_bytes = k * dtype_size(T);
+    const bool narrow = m <= 2;  // decode: more weight rows in flight, fewer activation rows
+    const size_t nt_max = narrow ? 8 : 6, mt_max = narrow ? 2 : 4;
+    walk(pool, m, n, nt_max, mt_max, [&](size_t i, size_t mt, size_t j, size_t nt) {
+        const uint8_t* wr[8];
+        for (size_t r = 0; r < nt_max; ++r) {
+            const size_t jj = j + std::min(r, nt - 1);  // past the edge: repeat the last row, not stored
+            wr[r] = static_cast<const uint8_t*>(w.data) + (rows ? size_t(rows[jj]) : jj) * row_bytes;
+        }
+        const float* xr[4];
+        float* yr[4];
+        for (size_t r = 0; r < mt_max; ++r) {
+            const size_t ii = i + std::min(r, mt - 1);
+            xr[r] = x + ii * ldx;
+            yr[r] = y + ii * ldy + j;
+        }
+        const int a = int(mt), b = int(nt);
+        if (narrow) {
+            if (mt == 1) tile_f32<T, 1, 8>(xr, wr, k, yr, a, b);
+            else tile_f32<T, 2, 8>(xr, wr, k, yr, a, b);
+        } else {
+            switch (mt) {
+                case 1: tile_f32<T, 1, 6>(xr, wr, k, yr, a, b); break;
+                case 2: tile_f32<T, 2, 6>(xr, wr, k, yr, a, b); break;
+                case 3: tile_f32<T, 3, 6>(xr, wr, k, yr, a, b); break;
+                default: tile_f32<T, 4, 6>(xr, wr, k, yr, a, b); break;
+            }
+        }
+    });
+}
+
+CARBON_AVX512BF16 void round_rows(const float* x, size_t k, size_t k_padded, uint16_t* out) {
+    size_t c = 0;
+    for (; c + 16 <= k; c += 16)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + c)));
+    if (c < k) {
+        const __mmask16 mask = __mmask16((1u << (k - c)) - 1);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c),
+                            (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(mask, x + c)));
+        c += 16;
+    }
+    for (; c < k_padded; ++c) out[c] = 0;
+}
+
+// exp(x) for 16 lanes: x = n ln2 + r with |r| <= ln2 / 2, a degree-7 Taylor polynomial for e^r
+// (relative error under 2e-7 there), scaled by 2^n with vscalefps (which gives 0 and inf past
+// the float range). x is first clamped to +-100, which keeps the reduction exact and NaN a NaN.
+CARBON_AVX512 inline __m512 exp16(__m512 x) {
+    x = _mm512_max_ps(_mm512_set1_ps(-100.f), _mm512_min_ps(_mm512_set1_ps(100.f), x));
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);  // ln2 in two parts: exact n * hi
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.f / 5040);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f / 720));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f / 120));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f / 24));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f / 6));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    return _mm512_scalef_ps(p, n);
+}
+
+}  // namespace
+
+CARBON_AVX512 void rmsnorm_avx512(const float* x, const void* weight, DType weight_dtype, size_t n, float eps,
+                                  float* out) {
+    __m512d ss0 = _mm512_setzero_pd(), ss1 = _mm512_setzero_pd();  // squares summed in double, 16 lanes
+    for (size_t i = 0; i < n; i += 16) {
+        const __mmask16 mask = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+        const __m512 v = _mm512_maskz_loadu_ps(mask, x + i);
+        const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+        const __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+        ss0 = _mm512_fmadd_pd(lo, lo, ss0);
+        ss1 = _mm512_fmadd_pd(hi, hi, ss1);
+    }
+    const double ss = _mm512_reduce_add_pd(_mm512_add_pd(ss0, ss1));
+    const __m512 inv = _mm512_set1_ps(1.0f / std::sqrt(float(ss / double(n)) + eps));
+    for (size_t i = 0; i < n; i += 16) {
+        const __mmask16 mask = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+        __m512 w;
+        switch (weight_dtype) {
+            case DType::F32: w = load16<DType::F32>(weight, i, mask); break;
+            case DType::F16: w = load16<DType::F16>(weight, i, mask); break;
+            default: w = load16<DType::BF16>(weight, i, mask); break;
+        }
+        _mm512_mask_storeu_ps(out + i, mask, _mm512_mul_ps(w, _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), inv)));
+    }
+}
+
+CARBON_AVX512 void silu_mul_avx512(float* gate, const float* up, size_t n) {
+    for (size_t i = 0; i < n; i += 16) {
+        const __mmask16 mask = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+        const __m512 g = _mm512_maskz_loadu_ps(mask, gate + i);
+        const __m512 e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), g));
+        const __m512 s = _mm512_div_ps(g, _mm512_add_ps(_mm512_set1_ps(1.f), e));
+        _mm512_mask_storeu_ps(gate + i, mask, _mm512_mul_ps(s, _mm512_maskz_loadu_ps(mask, up + i)));
+    }
+}
+
+void matmul_avx512(ThreadPool& pool, const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
+                   size_t n, float* y, size_t ldy) {
+    switch (w.dtype) {
+        case DType::F32: return matmul_avx512_t<DType::F32>(pool, x, m, ldx, w, rows, n, y, ldy);
+        case DType::F16: return matmul_avx512_t<DType::F16>(pool, x, m, ldx, w, rows, n, y, ldy);
+        case DType::BF16: return matmul_avx512_t<DType::BF16>(pool, x, m, ldx, w, rows, n, y, ldy);
+    }
+}
+
+void round_rows_to_bf16(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Bf16Rows& out) {
+    out.m = m;
+    out.k = k;
+    out.k_padded = (k + 31) & ~size_t(31);
+    out.data.resize(m * out.k_padded);
+    auto round = [&](size_t r0, size_t r1) {
+        for (size_t r = r0; r < r1; ++r) round_rows(x + r * ldx, k, out.k_padded, out.data.data() + r * out.k_padded);
+    };
+    // Decode-sized calls are rounded here: waking the workers would cost more than the rounding.
+    if (m <= 64) round(0, m);
+    else pool.parallel_for(m, 16, [&](size_t r0, size_t r1, int) { round(r0, r1); });
+}
+
+void matmul_avx512_bf16(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, const int32_t* rows, size_t n,
+                        float* y, size_t ldy) {
+    const size_t k = w.cols, m = x.m;
+    const bool narrow = m <= 2;
+    const size_t nt_max = narrow ? 8 : 6, mt_max = narrow ? 2 : 4;
+    const uint16_t* wbase = static_cast<const uint16_t*>(w.data);
+    walk(pool, m, n, nt_max, mt_max, [&](size_t i, size_t mt, size_t j, size_t nt) {
+        const uint16_t* wr[8];
+        for (size_t r = 0; r < nt_max; ++r) {
+            const size_t jj = j + std::min(r, nt - 1);
+            wr[r] = wbase + (rows ? size_t(rows[jj]) : jj) * k;
+        }
+        const uint16_t* xr[4];
+        float* yr[4];
+        for (size_t r = 0; r < mt_max; ++r) {
+            const size_t ii = i + std::min(r, mt - 1);
+            xr[r] = x.data.data() + ii * x.k_padded;
+            yr[r] = y + ii * ldy + j;
+        }
+        const int a = int(mt), b = int(nt);
+        if (narrow) {
+            if (mt == 1) tile_bf16<1, 8>(xr, wr, k, yr, a, b);
+            else tile_bf16<2, 8>(xr, wr, k, yr, a, b);
+        } else {
+            switch (mt) {
+                case 1: tile_bf16<1, 6>(xr, wr, k, yr, a, b); break;
+                case 2: tile_bf16<2, 6>(xr, wr, k, yr, a, b); break;
+                case 3: tile_bf16<3, 6>(xr, wr, k, yr, a, b); break;
+                default: tile_bf16<4, 6>(xr, wr, k, yr, a, b); break;
+            }
+        }
+    });
+}
+
+}  // namespace carbon::cpu::detail
+
+#else  // not x86-64: the dispatcher never selects these paths (isa_supported is false)
+
+namespace carbon::cpu::detail {
+void matmul_avx512(ThreadPool&, const float*, size_t, size_t, const WeightMatrix&, const int32_t*, size_t, float*,
+                   size_t) {
+    throw Error("AVX-512 kernels are not built for this architecture");
+}
+void round_rows_to_bf16(ThreadPool&, const float*, size_t, size_t, size_t, Bf16Rows&) {
+    throw Error("AVX-512 BF16 kernels are not built for this architecture");
+}
+void matmul_avx512_bf16(ThreadPool&, const Bf16Rows&, const WeightMatrix&, const int32_t*, size_t, float*, size_t) {
+    throw Error("AVX-512 BF16 kernels are not built for this architecture");
+}
+void silu_mul_avx512(float*, const float*, size_t) { throw Error("AVX-512 kernels are not built for this architecture"); }
+void rmsnorm_avx512(const float*, const void*, DType, size_t, float, float*) {
+    throw Error("AVX-512 kernels are not built for this architecture");
+}
+}  // namespace carbon::cpu::detail
+
+#endif

@@ -1,0 +1,45 @@
+// The matmul paths behind cpu::matmul_wt (cpu_ops.h), one file per instruction set. Each computes
+// y[i, j] = sum_k x[i, k] * W[row(j), k] for i < m, j < n with matmul_wt's arguments; what each
+// path sums and in which order is described in its file. Called only when isa_supported() says the
+// CPU can run them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "carbon/thread_pool.h"
+#include "cpu_ops.h"
+
+namespace carbon::cpu::detail {
+
+// fp32 activations, 16-lane accumulators (any weight dtype).
+void matmul_avx512(ThreadPool& pool, const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
+                   size_t n, float* y, size_t ldy);
+
+// Activations rounded to bf16 (round to nearest even), as the bf16 paths consume them: m rows of
+// k_padded values, k rounded up to 32 and zero-filled, row stride k_padded. Bf16 weights only.
+struct Bf16Rows {
+    std::vector<uint16_t> data;
+    size_t m = 0, k = 0, k_padded = 0;
+};
+void round_rows_to_bf16(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Bf16Rows& out);
+
+// vdpbf16ps: per output one 16-lane fp32 accumulator over the 32-element chunks of k in order (the
+// last chunk's missing weights masked to zero), then one horizontal sum.
+void matmul_avx512_bf16(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, const int32_t* rows, size_t n,
+                        float* y, size_t ldy);
+
+// AMX tiles: per output, tdpbf16ps over the 32-element blocks of k in order (the last block
+// zero-padded), accumulated in the tile.
+void matmul_amx(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, const int32_t* rows, size_t n, float* y,
+                size_t ldy);
+
+// rmsnorm (cpu_ops.h) 16 lanes at a time: the squares summed in double in another order, the same
+// scaling; out may be x.
+void rmsnorm_avx512(const float* x, const void* weight, DType weight_dtype, size_t n, float eps, float* out);
+
+// silu_mul (cpu_ops.h) 16 lanes at a time, exp by a polynomial: within 3 ulp of the libm result.
+void silu_mul_avx512(float* gate, const float* up, size_t n);
+
+}  // namespace carbon::cpu::detail

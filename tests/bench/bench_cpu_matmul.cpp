@@ -1,0 +1,85 @@
+// The CPU matmul paths alone (cpu_isa.h), at the carbon-500m / carbon-3b projection shapes and the
+// row counts decode and prefill use: best-of-N seconds, GFLOP/s and, for the weights, GB/s read.
+// A benchmark, not a test (docs/benchmarks.md):
+//   build/bin/bench_cpu_matmul [--threads N] [--repeat N] [--paths amx,avx512-bf16,...] [--shape 500m|3b]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "carbon/common.h"
+#include "cpu_ops.h"
+
+using namespace carbon;
+
+namespace {
+
+struct Shape {
+    const char* name;
+    size_t n, k;
+};
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string part;
+    while (std::getline(ss, part, ',')) out.push_back(part);
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int threads = 2, repeat = 5;
+    std::string paths, shape = "500m";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i], v = argv[i + 1];
+        if (a == "--threads") threads = std::stoi(v);
+        else if (a == "--repeat") repeat = std::stoi(v);
+        else if (a == "--paths") paths = v;
+        else if (a == "--shape") shape = v;
+        else {
+            std::fprintf(stderr, "bench_cpu_matmul: unknown option %s\n", a.c_str());
+            return 2;
+        }
+    }
+    std::vector<cpu::Isa> isas;
+    if (paths.empty()) {
+        for (cpu::Isa i : cpu::all_isas())
+            if (cpu::isa_supported(i) && i != cpu::Isa::Portable) isas.push_back(i);
+    } else {
+        for (const std::string& p : split(paths)) isas.push_back(cpu::choose_isa(p));
+    }
+    const size_t H = shape == "3b" ? 3072 : 1024, F = shape == "3b" ? 8448 : 3072;
+    const std::vector<Shape> shapes = {{"qkv/o  ", H, H}, {"gate/up", F, H}, {"down   ", H, F}};
+    ThreadPool pool(threads);
+    std::printf("CPU flags: %s; %d threads; carbon-%s projection shapes, bf16 weights\n", cpu::cpu_flags_summary().c_str(),
+                pool.size(), shape.c_str());
+    std::printf("%-12s %-8s %6s %10s %10s %10s\n", "path", "matrix", "rows", "ms", "GFLOP/s", "weights GB/s");
+    std::mt19937 rng(1);
+    std::normal_distribution<float> nd(0.f, 1.f);
+    for (const Shape& s : shapes) {
+        std::vector<uint16_t> w(s.n * s.k);
+        for (auto& v : w) v = f32_to_bf16(nd(rng) * 0.02f);
+        const cpu::WeightMatrix wm{w.data(), DType::BF16, s.n, s.k};
+        for (size_t m : {size_t(1), size_t(8), size_t(65), size_t(520)}) {
+            std::vector<float> x(m * s.k), y(m * s.n);
+            for (auto& v : x) v = nd(rng);
+            for (cpu::Isa isa : isas) {
+                double best = 1e30;
+                for (int r = 0; r < repeat; ++r) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    cpu::matmul_wt(pool, isa, x.data(), m, s.k, wm, nullptr, s.n, y.data(), s.n);
+                    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+                }
+                std::printf("%-12s %-8s %6zu %10.3f %10.1f %10.1f\n", cpu::isa_name(isa), s.name, m, best * 1e3,
+                            2.0 * double(m * s.n * s.k) / best / 1e9, double(w.size() * 2) / best / 1e9);
+            }
+        }
+    }
+    return 0;
+}
