@@ -15,7 +15,36 @@ namespace carbon {
 
 namespace {
 
+#if defined(__x86_64__)
+// The same sums with 256-bit loads where the CPU has AVX2: the baseline x86-64 build's 64-bit loads
+// leave some machines' bandwidth unused.
+__attribute__((target("avx2"))) uint64_t sum_words_avx2(const uint64_t* p, size_t n) {
+    typedef long long v4 __attribute__((vector_size(32)));
+    v4 a = {0, 0, 0, 0}, b = a, c = a, d = a;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        v4 x0, x1, x2, x3;
+        std::memcpy(&x0, p + i, 32);
+        std::memcpy(&x1, p + i + 4, 32);
+        std::memcpy(&x2, p + i + 8, 32);
+        std::memcpy(&x3, p + i + 12, 32);
+        a += x0, b += x1, c += x2, d += x3;
+    }
+    v4 s = a + b + c + d;
+    uint64_t t = uint64_t(s[0] + s[1] + s[2] + s[3]);
+    for (; i < n; ++i) t += p[i];
+    return t;
+}
+const bool g_avx2 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+}();
+#endif
+
 uint64_t sum_words(const uint64_t* p, size_t n) {
+#if defined(__x86_64__)
+    if (g_avx2) return sum_words_avx2(p, n);
+#endif
     uint64_t a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {

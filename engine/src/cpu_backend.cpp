@@ -89,13 +89,18 @@ public:
         seqs_.emplace(id, SequenceCache{});
         return id;
     }
-    void free_sequence(SeqId seq) override { seqs_.erase(seq); }
+    void free_sequence(SeqId seq) override {
+        auto it = seqs_.find(seq);
+        if (it == seqs_.end()) return;
+        for (auto& b : it->second.blocks) recycle(std::move(b));
+        seqs_.erase(it);
+    }
     SeqId fork_sequence(SeqId src) override {
         const SequenceCache& s = cache(src);
         SeqId id = create_sequence();
         SequenceCache& d = seqs_.at(id);
         for (const auto& b : s.blocks) {
-            d.blocks.emplace_back(new float[block_floats_]);
+            d.blocks.push_back(take_block());
             std::copy_n(b.get(), block_floats_, d.blocks.back().get());
         }
         d.length = s.length;
@@ -108,7 +113,9 @@ public:
             throw Error("truncate_sequence: sequence " + std::to_string(seq) + " holds " + std::to_string(s.length) +
                         " tokens, cannot keep " + std::to_string(n));
         s.length = n;
-        s.blocks.resize((n + kBlockTokens - 1) / kBlockTokens);
+        const size_t keep = (n + kBlockTokens - 1) / kBlockTokens;
+        for (size_t b = keep; b < s.blocks.size(); ++b) recycle(std::move(s.blocks[b]));
+        s.blocks.resize(keep);
     }
 
     MemoryPlan memory_plan() const override {
@@ -129,6 +136,20 @@ private:
     }
     const SequenceCache& cache(SeqId seq) const { return const_cast<CpuBackend*>(this)->cache(seq); }
 
+    // KV blocks freed by free_sequence / truncate_sequence are kept (up to kSpareBytes) and handed
+    // out again, so a stream of short-lived sequences (scoring windows, variants, designs) does not
+    // fault fresh pages in on every forward. They were resident already: the peak does not grow.
+    static constexpr size_t kSpareBytes = size_t(256) << 20;
+    std::unique_ptr<float[]> take_block() {
+        if (spare_.empty()) return std::unique_ptr<float[]>(new float[block_floats_]);
+        auto b = std::move(spare_.back());
+        spare_.pop_back();
+        return b;
+    }
+    void recycle(std::unique_ptr<float[]> b) {
+        if (b && (spare_.size() + 1) * block_floats_ * sizeof(float) <= kSpareBytes) spare_.push_back(std::move(b));
+    }
+
     float* kv_slot(SequenceCache& s, size_t layer, int which, size_t kv_head, size_t pos) const {
         float* block = s.blocks[pos / kBlockTokens].get();
         return block + (((layer * 2 + size_t(which)) * n_kv_ + kv_head) * kBlockTokens + pos % kBlockTokens) * hd_;
@@ -148,6 +169,7 @@ private:
     size_t hd_ = 0, n_heads_ = 0, n_kv_ = 0, block_floats_ = 0;
     size_t weights_bytes_ = 0, workspace_bytes_ = 0;
     std::map<SeqId, SequenceCache> seqs_;
+    std::vector<std::unique_ptr<float[]>> spare_;
     SeqId next_id_ = 0;
     // Workspace reused across calls (grown, never shrunk).
     std::vector<float> x_, xn_, q_, k_, v_, att_, gate_, up_, cos_, sin_;
@@ -215,7 +237,7 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
     for (size_t i = 0; i < items.size(); ++i) {
         SequenceCache& s = *caches[i];
         const size_t need = (start[i] + items[i].tokens.size() + kBlockTokens - 1) / kBlockTokens;
-        while (s.blocks.size() < need) s.blocks.emplace_back(new float[block_floats_]);
+        while (s.blocks.size() < need) s.blocks.push_back(take_block());
     }
 
     const cpu::WeightMatrix embed = matrix(w_.embed);

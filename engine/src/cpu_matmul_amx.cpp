@@ -146,12 +146,35 @@ CARBON_AMX void panel_tiles(const Panel& p, const uint32_t* b0, const uint32_t* 
     CARBON_MEMORY_BARRIER();
 }
 
+// Transposes a 16 x 16 fp32 block held as 16 rows: unpacks within 128-bit lanes, then moves lanes.
+CARBON_AMX inline void transpose16(__m512 (&r)[16]) {
+    __m512 t[16], u[16];
+    for (int k = 0; k < 8; ++k) {
+        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
+    for (int k = 0; k < 4; ++k) {
+        const __m512d a = _mm512_castps_pd(t[4 * k]), b = _mm512_castps_pd(t[4 * k + 1]);
+        const __m512d c = _mm512_castps_pd(t[4 * k + 2]), d = _mm512_castps_pd(t[4 * k + 3]);
+        u[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));      // element 4L + 0 of rows 4k..4k+3
+        u[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));  // 4L + 1
+        u[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));  // 4L + 2
+        u[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));  // 4L + 3
+    }
+    for (int c = 0; c < 4; ++c) {
+        const __m512 v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), w0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xdd);
+        const __m512 v1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88), w1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xdd);
+        r[c] = _mm512_shuffle_f32x4(v0, v1, 0x88);
+        r[8 + c] = _mm512_shuffle_f32x4(v0, v1, 0xdd);
+        r[4 + c] = _mm512_shuffle_f32x4(w0, w1, 0x88);
+        r[12 + c] = _mm512_shuffle_f32x4(w0, w1, 0xdd);
+    }
+}
+
 // Writes C tiles out[a + 2b] (a: weight block, b: activation block; [weight row][activation row])
 // into y transposed: y[r0 + r][c0 + 16a + c] for r < nr, c < the block's valid weight rows.
 CARBON_AMX void store_transposed(const float (*out)[kTile][kTile], size_t blocks, size_t m, size_t n, size_t rb,
                                  size_t j, float* y, size_t ldy) {
-    const __m512i column = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                              _mm512_set1_epi32(int(kTile)));
     for (size_t b = 0; b < blocks; ++b) {
         const size_t r0 = (rb + b) * kTile, nr = std::min(kTile, m - r0);
         for (size_t a = 0; a < 2; ++a) {
@@ -159,8 +182,10 @@ CARBON_AMX void store_transposed(const float (*out)[kTile][kTile], size_t blocks
             if (c0 >= n) continue;
             const size_t nc = std::min(kTile, n - c0);
             const __mmask16 mask = __mmask16((1u << nc) - 1);
-            for (size_t r = 0; r < nr; ++r)
-                _mm512_mask_storeu_ps(y + (r0 + r) * ldy + c0, mask, _mm512_i32gather_ps(column, &out[a + 2 * b][0][r], 4));
+            __m512 rows[16];
+            for (size_t c = 0; c < kTile; ++c) rows[c] = _mm512_load_ps(out[a + 2 * b][c]);
+            transpose16(rows);
+            for (size_t r = 0; r < nr; ++r) _mm512_mask_storeu_ps(y + (r0 + r) * ldy + c0, mask, rows[r]);
         }
     }
 }
