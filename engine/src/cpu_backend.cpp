@@ -68,7 +68,7 @@ public:
 
     std::string name() const override { return "cpu"; }
     // Every dot product is summed in one fixed order on each path, whatever the batch (cpu_isa.h).
-    BackendGuarantees guarantees() const override { return {true}; }
+    BackendGuarantees guarantees() const override { return {SIZE_MAX, SIZE_MAX}; }
     std::string notice() const override {
         std::string n = threads_note_;
         if (!pool_.shortfall().empty()) n += (n.empty() ? "" : "; ") + pool_.shortfall();

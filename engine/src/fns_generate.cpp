@@ -652,11 +652,36 @@ GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, 
     // the batch or the verification pass around it: asked of the backend, not assumed.
     const bool identity = drafting && !(speculative->verify == SpeculativeVerify::Distribution &&
                                         request.sampling.temperature > 0 && !request.constraints.active());
-    const bool speculate = drafting && !(identity && !backend.guarantees().batch_invariant);
-    if (drafting && !speculate)
-        notices.push_back("speculative decoding is off for this run: it would verify drafted tokens by identity, which gives "
-                          "the target's own designs only on a backend whose logits do not depend on the batch, and the " +
-                          backend.name() + " backend does not guarantee that");
+    // A verification pass holds up to count * (k + 1) rows, k + 1 per design, and the target alone
+    // decodes count rows of one token: both must lie where the backend promises invariance.
+    bool speculate = drafting;
+    SpeculativeConfig bounded;
+    if (drafting && identity) {
+        const BackendGuarantees g = backend.guarantees();
+        const size_t count = std::max<size_t>(1, request.count);
+        size_t k_max = 0;
+        if (g.batch_invariant(1, count))
+            k_max = std::min({std::max<size_t>(1, speculative->max_draft_tokens), g.invariant_new_tokens - 1,
+                              g.invariant_rows / count - 1});
+        if (k_max == 0) {
+            speculate = false;
+            notices.push_back("speculative decoding is off for this run: it would verify drafted tokens by identity, which "
+                              "gives the target's own designs only where the backend's logits do not depend on the batch, "
+                              "and the " + backend.name() + " backend promises that for passes of at most " +
+                              std::to_string(g.invariant_rows) + " rows (" + std::to_string(count) +
+                              " designs need at least " + std::to_string(2 * count) + ")");
+        } else if (k_max < std::max<size_t>(1, speculative->max_draft_tokens)) {
+            bounded = *speculative;
+            bounded.max_draft_tokens = k_max;
+            bounded.draft_tokens = std::min(bounded.draft_tokens, k_max);
+            speculative = &bounded;
+            notices.push_back("speculative decoding drafts at most " + std::to_string(k_max) +
+                              " tokens per pass for this run: the " + backend.name() +
+                              " backend promises batch-invariant logits (which identity verification relies on) for "
+                              "passes of at most " + std::to_string(g.invariant_rows) + " rows and " +
+                              std::to_string(g.invariant_new_tokens) + " new tokens per design");
+        }
+    }
     Generator g(backend, tokenizer, request, plan, speculate ? speculative : nullptr);
     return g.run(callbacks, std::move(notices));
 }

@@ -25,10 +25,11 @@ namespace {
 struct ProviderSettings {
     std::string unavailable;
     std::size_t free_memory = std::size_t{8} << 30;
-    int fail_gemm_after = -1;  // the device throws from its n-th GEMM (-1: never)
+    int fail_sync_after = -1;  // the device throws from its n-th stream synchronize (-1: never)
 };
 
-// The host seam with a fault injected: the n-th GEMM fails as cuBLASLt would report a kernel fault.
+// The host seam with a fault injected: the n-th stream synchronize fails as the CUDA runtime reports
+// a kernel's fault (an illegal address met by any queued kernel, GEMM or copy surfaces there).
 class FailingDevice final : public gpu::Device {
 public:
     explicit FailingDevice(int fail_after) : fail_after_(fail_after) {}
@@ -42,14 +43,14 @@ public:
     void copy_to_host(void* a, const void* b, std::size_t n, gpu::Stream s) override { d_.copy_to_host(a, b, n, s); }
     void copy_on_device(void* a, const void* b, std::size_t n, gpu::Stream s) override { d_.copy_on_device(a, b, n, s); }
     void memset(void* a, int v, std::size_t n, gpu::Stream s) override { d_.memset(a, v, n, s); }
-    void gemm(const gpu::Gemm& g, gpu::Stream s) override {
-        if (fail_after_ >= 0 && gemms_++ >= fail_after_)
-            throw gpu::Error("cublasLtMatmul", "CUBLAS_STATUS_EXECUTION_FAILED", "injected by the test", __FILE__, __LINE__);
-        d_.gemm(g, s);
-    }
+    void gemm(const gpu::Gemm& g, gpu::Stream s) override { d_.gemm(g, s); }
     gpu::Stream create_stream() override { return d_.create_stream(); }
     void destroy_stream(gpu::Stream s) override { d_.destroy_stream(s); }
-    void stream_synchronize(gpu::Stream s) override { d_.stream_synchronize(s); }
+    void stream_synchronize(gpu::Stream s) override {
+        if (fail_after_ >= 0 && syncs_++ >= fail_after_)
+            throw gpu::Error("cudaStreamSynchronize", "cudaErrorIllegalAddress", "injected by the test", __FILE__, __LINE__);
+        d_.stream_synchronize(s);
+    }
     void device_synchronize() override { d_.device_synchronize(); }
     gpu::Event create_event() override { return d_.create_event(); }
     void destroy_event(gpu::Event e) override { d_.destroy_event(e); }
@@ -64,7 +65,7 @@ public:
 private:
     gpu::host_seam::HostDevice d_;
     int fail_after_;
-    int gemms_ = 0;
+    int syncs_ = 0;
 };
 
 void use_provider(const ProviderSettings& s) {
@@ -75,7 +76,7 @@ void use_provider(const ProviderSettings& s) {
     p->free_memory = [s] { return s.free_memory; };
     p->device_name = [] { return std::string("the host seam"); };
     p->make = [s](const Checkpoint& ck, std::vector<std::int32_t> dna, const BackendOptions&) {
-        return gpu::make_cuda_backend(std::make_unique<FailingDevice>(s.fail_gemm_after), ck, std::move(dna),
+        return gpu::make_cuda_backend(std::make_unique<FailingDevice>(s.fail_sync_after), ck, std::move(dna),
                                       gpu::CudaBackendOptions{DType::F32});
     };
     register_gpu_provider(std::move(p));
@@ -168,21 +169,21 @@ TEST(without_a_provider_auto_runs_on_the_cpu_and_cuda_is_refused) {
 
 TEST(a_device_error_mid_request_fails_that_request_and_the_program_goes_on) {
     Fresh f;
-    // The self-check's GEMMs succeed (7 per layer-step, a few hundred in all); the fault comes during
-    // the design request.
+    // Loading synchronizes a few times; the fault comes at the 13th synchronize, a few steps into the
+    // design request.
     ModelOptions o;
     o.backend = BackendKind::Cuda;
     o.threads = 1;
     o.self_check = false;
-    use_provider({"", std::size_t{8} << 30, 40});
+    use_provider({"", std::size_t{8} << 30, 12});
     auto m = Model::load(model_dir(), o);
     CHECK_EQ(m->backend().name(), std::string("cuda"));
     DesignRequest r;
     r.left_context = "ACGTTGCAGGCTAGCTAGGATCCATGCAAGT";
     r.length = 120;
     r.count = 2;
-    CHECK_THROWS_WITH(generate_designs(m->backend(), m->tokenizer(), r), "cublasLtMatmul failed",
-                      "CUBLAS_STATUS_EXECUTION_FAILED");
+    CHECK_THROWS_WITH(generate_designs(m->backend(), m->tokenizer(), r), "cudaStreamSynchronize failed",
+                      "cudaErrorIllegalAddress");
     // The program goes on: the CPU backend, and a fresh GPU backend, serve the same request.
     use_provider({});
     auto gpu = Model::load(model_dir(), o);

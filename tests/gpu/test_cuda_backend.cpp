@@ -315,11 +315,60 @@ TEST(scoring_tracks_and_variant_deltas_within_1e4_on_an_fp32_checkpoint) {
                 a.window_delta, b.window_delta);
 }
 
-// Speculative decoding with the CUDA backend as target and draft (another model). Greedy requests are
-// verified by identity, which needs batch-invariant logits; the CUDA backend does not promise that,
-// so the generator turns speculation off and says so (the designs are the target's own). Sampled
-// requests without constraints use speculative sampling, which does not need it, and run.
-TEST(speculative_decoding_on_the_cuda_backend_checks_the_backend_s_guarantees) {
+// The decode path (up to 16 new tokens per sequence, 64 rows) promises batch invariance: a token's
+// logits are the same bits whether it is decoded alone, beside other sequences or inside a
+// verification pass of several tokens. Checked on bf16 weights with the bf16 cache.
+TEST(the_decode_path_is_batch_invariant_bit_for_bit) {
+    const Loaded m = load(DType::BF16, "bf16");
+    auto gpu = cuda_on_host(m, DType::BF16);
+    const BackendGuarantees g = gpu->guarantees();
+    CHECK_EQ(g.invariant_new_tokens, std::size_t(16));
+    CHECK_EQ(g.invariant_rows, std::size_t(64));
+    CHECK(g.batch_invariant(5, 40) && !g.batch_invariant(17, 17) && !g.batch_invariant(1, 65));
+    const auto prompt = testing_support::random_dna_prompt(m.tok, 40, 8);
+    const auto more = testing_support::random_dna_prompt(m.tok, 12, 9);
+    // Reference: the prompt, then 12 tokens one at a time, alone.
+    std::vector<float> alone;
+    SeqId s = gpu->create_sequence();
+    ForwardOutput out;
+    ForwardItem first{s, prompt, false};
+    gpu->forward(std::span(&first, 1), Head::Dna, out);
+    for (std::size_t i = 1; i < more.size(); ++i) {
+        ForwardItem it{s, std::span<const std::int32_t>(more.data() + i, 1), false};
+        gpu->forward(std::span(&it, 1), Head::Dna, out);
+        alone.insert(alone.end(), out.row(0), out.row(0) + out.width);
+    }
+    gpu->free_sequence(s);
+    // The same 11 tokens as one verification pass, beside 7 other sequences decoding a token each.
+    SeqId v = gpu->create_sequence();
+    std::vector<SeqId> others;
+    std::vector<std::vector<std::int32_t>> other_prompts;
+    for (int o = 0; o < 7; ++o) {
+        others.push_back(gpu->create_sequence());
+        other_prompts.push_back(testing_support::random_dna_prompt(m.tok, std::size_t(20 + 3 * o), unsigned(20 + o)));
+        ForwardItem p{others.back(), other_prompts.back(), false};
+        gpu->forward(std::span(&p, 1), Head::Dna, out);
+    }
+    {
+        ForwardItem p{v, prompt, false};
+        gpu->forward(std::span(&p, 1), Head::Dna, out);
+    }
+    std::vector<ForwardItem> items{{v, std::span<const std::int32_t>(more.data() + 1, more.size() - 1), true}};
+    for (int o = 0; o < 7; ++o) items.push_back({others[std::size_t(o)], std::span<const std::int32_t>(more.data() + o, 1), false});
+    gpu->forward(items, Head::Dna, out);
+    std::size_t differ = 0;
+    for (std::size_t p = 0; p + 1 < more.size(); ++p)
+        for (std::size_t c = 0; c < out.width; ++c) differ += out.row(0, p)[c] != alone[p * out.width + c];
+    if (differ) std::printf("  %zu of %zu logits differ\n", differ, alone.size());
+    CHECK_EQ(differ, std::size_t(0));
+}
+
+// Speculative decoding with the CUDA backend as target and draft (another model). Greedy requests
+// are verified by identity, which needs batch-invariant logits: the generator keeps the passes
+// inside what the backend promises (64 rows, 16 new tokens a design), drafting fewer tokens per pass
+// when the count asks for it and turning speculation off when even one would not fit, and says so;
+// the designs are the target's own either way. Sampled requests use speculative sampling.
+TEST(speculative_decoding_on_the_cuda_backend_stays_inside_its_guarantees) {
     const Loaded m = load(DType::F32, "f32");
     TestModelOptions o;
     o.seed = 99;
@@ -329,24 +378,56 @@ TEST(speculative_decoding_on_the_cuda_backend_checks_the_backend_s_guarantees) {
     const Tokenizer dtk = Tokenizer::load(ddir, dck.config().vocab_size);
     auto target = cuda_on_host(m, DType::F32);
     auto draft = gpu::make_cuda_backend(new_device(), dck, dtk.kmer_ids(), gpu::CudaBackendOptions{DType::F32});
-    CHECK(!target->guarantees().batch_invariant);
+    auto self = gpu::make_cuda_backend(new_device(), m.ckpt, m.tok.kmer_ids(), gpu::CudaBackendOptions{DType::F32});
+    auto said = [](const GenerationResult& g, const char* what) {
+        for (const std::string& n : g.notices)
+            if (n.find(what) != std::string::npos) return true;
+        return false;
+    };
+    auto same = [](const GenerationResult& a, const GenerationResult& b) {
+        if (a.designs.size() != b.designs.size()) return false;
+        for (std::size_t i = 0; i < a.designs.size(); ++i)
+            if (a.designs[i].bases != b.designs[i].bases) return false;
+        return true;
+    };
     DesignRequest r;
     r.left_context = "ACGTTGCAGGCTAGCTAGGATCCATGCAAGT";
     r.length = 120;
     r.count = 3;
     SpeculativeConfig sc;
-    sc.draft = draft.get();
     sc.draft_tokenizer = &dtk;
     sc.auto_disable = false;
     const GenerationResult plain = generate_designs(*target, m.tok, r);
-    const GenerationResult greedy = generate_designs(*target, m.tok, r, {}, &sc);
-    CHECK(!greedy.speculative.used);
-    bool said = false;
-    for (const std::string& n : greedy.notices) said = said || n.find("speculative decoding is off") != std::string::npos;
-    CHECK(said);
-    CHECK_EQ(plain.designs.size(), greedy.designs.size());
-    for (std::size_t i = 0; i < std::min(plain.designs.size(), greedy.designs.size()); ++i)
-        CHECK_EQ(plain.designs[i].bases, greedy.designs[i].bases);
+    for (Backend* d : {draft.get(), self.get()}) {
+        sc.draft = d;
+        sc.draft_tokenizer = d == self.get() ? &m.tok : &dtk;
+        const GenerationResult spec = generate_designs(*target, m.tok, r, {}, &sc);
+        CHECK(spec.speculative.used);
+        CHECK(spec.speculative.drafted > 0);
+        CHECK(same(plain, spec));
+        std::printf("  %s draft: %zu of %zu drafted tokens accepted, designs identical to the target alone\n",
+                    d == self.get() ? "self" : "other", spec.speculative.accepted, spec.speculative.drafted);
+        if (d == self.get()) CHECK_EQ(spec.speculative.accepted, spec.speculative.drafted);
+    }
+    sc.draft = draft.get();
+    sc.draft_tokenizer = &dtk;
+    // 20 designs: at most 64 / 20 - 1 = 2 drafted tokens per pass.
+    r.count = 20;
+    r.length = 36;
+    const GenerationResult plain20 = generate_designs(*target, m.tok, r);
+    const GenerationResult spec20 = generate_designs(*target, m.tok, r, {}, &sc);
+    CHECK(spec20.speculative.used);
+    CHECK(said(spec20, "drafts at most 2 tokens per pass"));
+    CHECK(same(plain20, spec20));
+    // 64 designs: not even one drafted token fits.
+    r.count = 64;
+    r.length = 12;
+    const GenerationResult spec64 = generate_designs(*target, m.tok, r, {}, &sc);
+    CHECK(!spec64.speculative.used);
+    CHECK(said(spec64, "speculative decoding is off for this run"));
+    // Sampled, unconstrained: speculative sampling, which needs no invariance.
+    r.count = 3;
+    r.length = 120;
     r.sampling = {1.0f, 1.0f, 7};
     const GenerationResult sampled = generate_designs(*target, m.tok, r, {}, &sc);
     CHECK(sampled.speculative.used);

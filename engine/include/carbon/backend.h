@@ -55,8 +55,14 @@ struct MemoryPlan {
 // What a backend guarantees about its numbers; callers check instead of assuming (identity-verified
 // speculative decoding needs batch invariance: a token's logits the same whether it is decoded
 // alone, inside a batch or inside a multi-token verification pass).
+// A backend promises it for passes of at most invariant_new_tokens new tokens per sequence and
+// invariant_rows new tokens in all (0: never; SIZE_MAX: always).
 struct BackendGuarantees {
-    bool batch_invariant = false;
+    size_t invariant_new_tokens = 0;
+    size_t invariant_rows = 0;
+    bool batch_invariant(size_t new_tokens_per_sequence, size_t rows) const {
+        return new_tokens_per_sequence <= invariant_new_tokens && rows <= invariant_rows;
+    }
 };
 
 // FNS on the backend: one row per item (its last appended token), the base masks of the six

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "carbon/kernels/attention_decode.h"
+#include "carbon/kernels/gemv.h"
 #include "carbon/kernels/attention_prefill.h"
 #include "carbon/kernels/bias_add.h"
 #include "carbon/kernels/cast_rows.h"
@@ -29,7 +30,13 @@
 namespace carbon::gpu {
 namespace {
 
-constexpr int kDecodeMaxNewTokens = 8;  // up to this many new rows per sequence: split-K decode attention
+// The decode path: up to this many new rows per sequence and rows in all, every projection and the
+// head run through gemv (a row's result depends on that row alone) and attention through the split-K
+// decode kernel (its split points depend on the cache length alone), so the logits of such a pass
+// are batch-invariant bit for bit; larger passes (prefill) take cuBLASLt GEMMs and the prefill
+// attention kernel. What guarantees() promises.
+constexpr int kDecodeMaxNewTokens = 16;
+constexpr int kDecodeMaxRows = 64;
 
 const char* status_name(cudaError_t s) {
     switch (s) {
@@ -95,9 +102,13 @@ public:
     void forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) override;
     void forward_fns(std::span<const ForwardItem> items, std::span<const FnsRowRequest> rows, const SamplingParams& sampling,
                      std::vector<FnsRow>& out) override;
-    // Not batch-invariant: cuBLASLt may pick another algorithm (another summation order) for
-    // another number of rows, and the decode and prefill attention kernels round differently.
-    BackendGuarantees guarantees() const override { return {false}; }
+    // Batch-invariant within the decode path only (kDecodeMaxNewTokens, kDecodeMaxRows): cuBLASLt
+    // may pick another algorithm (another summation order) for another number of rows, and the
+    // decode and prefill attention kernels round differently.
+    BackendGuarantees guarantees() const override {
+        if (!gemv_ok_) return {};
+        return {std::size_t(kDecodeMaxNewTokens), std::size_t(kDecodeMaxRows)};
+    }
     MemoryPlan memory_plan() const override;
     // FNS rows computed on the device, and rows sent back to the host functions (undecided: near ties).
     std::size_t fns_device_rows() const { return fns_device_rows_; }
@@ -120,6 +131,9 @@ private:
     // x as the GEMMs take it: x itself for fp32 weights, else cast into xg_.
     const void* gemm_input(const float* x, int rows, int cols);
     void attention(int layer, const StepTables& t, int batch, int max_new, int max_kv, int rows);
+    // The decode path's product: y[rows, w.rows] = x w^T through gemv, x fp32 or bf16 [rows, w.cols].
+    template <class X>
+    void gemv_linear(const X* x, int rows, const DeviceTensor& w, float* y);
     // Validates, appends the items' tokens and queues the layers and the head: the requested rows'
     // logits in logits_ (device), not yet synchronized. Returns the head's width (0: Head::None).
     std::size_t forward_on_device(std::span<const ForwardItem> items, Head head, std::vector<std::size_t>& row_begin);
@@ -139,7 +153,9 @@ private:
     SeqId next_id_ = 0;
     std::size_t rows_capacity_ = 0, workspace_bytes_ = 0;
     // Per-step buffers, grown (never shrunk) to the largest batch seen.
-    DeviceMemory tables_, h_, xn_, xg_, q_, k_, v_, qc_, att_, gate_, up_, attn_ws_, bad_ids_, sel_, logits_, fns_in_, fns_out_;
+    DeviceMemory tables_, h_, xn_, xg_, q_, k_, v_, qc_, att_, gate_, up_, ao_, attn_ws_, bad_ids_, sel_, logits_, fns_in_,
+        fns_out_, gemv_ws_;
+    bool gemv_ok_ = false;  // every matrix's shape suits gemv: the decode path is on
     PinnedMemory tables_host_, logits_host_, bad_ids_host_, fns_in_host_, fns_out_host_;
     std::size_t fns_device_rows_ = 0, fns_host_rows_ = 0;
 };
@@ -179,9 +195,25 @@ CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt,
     inv_freq_.reserve(rope_.inv_freq.size() * sizeof(float));
     dev_->copy_to_device(inv_freq_.get(), rope_.inv_freq.data(), rope_.inv_freq.size() * sizeof(float), stream_);
     dev_->stream_synchronize(stream_);
-    for (DeviceMemory* m : {&tables_, &h_, &xn_, &xg_, &q_, &k_, &v_, &qc_, &att_, &gate_, &up_, &attn_ws_, &bad_ids_, &sel_,
-                            &logits_, &fns_in_, &fns_out_})
+    for (DeviceMemory* m : {&tables_, &h_, &xn_, &xg_, &q_, &k_, &v_, &qc_, &att_, &gate_, &up_, &ao_, &attn_ws_, &bad_ids_,
+                            &sel_, &logits_, &fns_in_, &fns_out_, &gemv_ws_})
         m->bind(*dev_);
+    // gemv reads k in 16-byte chunks: every in_features a multiple of 8. Its split-K workspace, sized
+    // for the largest matrix, is zeroed once (each launch leaves it zeroed).
+    gemv_ok_ = H_ % 8 == 0 && qdim_ % 8 == 0 && F_ % 8 == 0;
+    if (gemv_ok_) {
+        std::size_t ws = 0;
+        auto need = [&](const DeviceTensor& t) { ws = std::max(ws, kern::gemv_workspace_bytes(t.rows, t.cols, kDecodeMaxRows)); };
+        for (std::size_t l = 0; l < std::size_t(cfg_.num_hidden_layers); ++l) {
+            const DeviceLayer& L = w_->layer(l);
+            for (const DeviceTensor* t : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) need(*t);
+        }
+        need(w_->dna_head());
+        need(w_->lm_head());
+        gemv_ws_.reserve(std::max<std::size_t>(ws, 16));
+        dev_->memset(gemv_ws_.get(), 0, gemv_ws_.bytes(), stream_);
+        dev_->stream_synchronize(stream_);
+    }
     for (PinnedMemory* m : {&tables_host_, &logits_host_, &bad_ids_host_, &fns_in_host_, &fns_out_host_}) m->bind(*dev_);
 }
 
@@ -199,6 +231,7 @@ std::string CudaBackend::describe() const {
     os << "CUDA, " << i.name;
     if (i.compute_major) os << " (sm_" << i.compute_major << i.compute_minor << ")";
     os << ", " << dtype_name(w_type_) << " weights, fp32 activations, " << dtype_name(kv_type_) << " KV cache";
+    if (gemv_ok_) os << ", batch-invariant decode up to " << kDecodeMaxRows << " rows";
     return os.str();
 }
 
@@ -290,8 +323,9 @@ void CudaBackend::reserve_buffers(std::size_t rows) {
     att_.reserve(R * std::size_t(qdim_) * dtype_size(kv_type_));
     gate_.reserve(R * std::size_t(F_) * 4);
     up_.reserve(R * std::size_t(F_) * 4);
+    ao_.reserve(std::min<std::size_t>(R, kDecodeMaxRows) * std::size_t(H_) * 4);
     workspace_bytes_ = h_.bytes() + xn_.bytes() + xg_.bytes() + q_.bytes() + k_.bytes() + v_.bytes() + qc_.bytes() +
-                       att_.bytes() + gate_.bytes() + up_.bytes();
+                       att_.bytes() + gate_.bytes() + up_.bytes() + ao_.bytes() + gemv_ws_.bytes();
 }
 
 void CudaBackend::linear(const void* x, int rows, const DeviceTensor& w, float* y, float beta) {
@@ -311,6 +345,22 @@ void CudaBackend::linear(const void* x, int rows, const DeviceTensor& w, float* 
     g.ldc = w.rows;
     g.beta = beta;
     gemm_row_major(*dev_, g, stream_);
+}
+
+template <class X>
+void CudaBackend::gemv_linear(const X* x, int rows, const DeviceTensor& w, float* y) {
+    kern::GemvSizes s;
+    s.batch = rows;
+    s.k = w.cols;
+    s.n = w.rows;
+    s.w_rows = w.rows;
+    s.ldx = w.cols;
+    s.ldy = w.rows;
+    with_type(w.dtype, [&](auto tag) {
+        using W = decltype(tag);
+        launched(kern::gemv(x, static_cast<const W*>(w.data), nullptr, y, s, gemv_ws_.get(), gemv_ws_.bytes(), stream_), "gemv",
+                 kern::gemv_last_refusal());
+    });
 }
 
 void CudaBackend::add_bias(float* y, int rows, const DeviceTensor& b) {
@@ -418,6 +468,8 @@ std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, H
     const float eps = float(cfg_.rms_norm_eps);
     float* h = h_.as<float>();
     float* xn = xn_.as<float>();
+    float* ao = ao_.as<float>();
+    const bool decode = gemv_ok_ && max_new <= kDecodeMaxNewTokens && T <= kDecodeMaxRows;
 
     with_type(w_type_, [&](auto tag) {
         using W = decltype(tag);
@@ -426,11 +478,21 @@ std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, H
                  "embedding_gather");
         for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
             const DeviceLayer& L = w_->layer(std::size_t(l));
-            launched(kern::rmsnorm<float, W>(h, static_cast<const W*>(L.attn_norm.data), xn, T, H_, eps, stream_), "rmsnorm");
-            const void* x = gemm_input(xn, T, H_);
-            linear(x, T, L.wq, q_.as<float>());
-            linear(x, T, L.wk, k_.as<float>());
-            linear(x, T, L.wv, v_.as<float>());
+            const W* attn_norm = static_cast<const W*>(L.attn_norm.data);
+            if (decode && l > 0)  // the previous layer's down_proj output joins the residual here
+                launched(kern::rmsnorm_residual<float, W>(h, ao, attn_norm, xn, T, H_, eps, stream_), "rmsnorm_residual");
+            else
+                launched(kern::rmsnorm<float, W>(h, attn_norm, xn, T, H_, eps, stream_), "rmsnorm");
+            if (decode) {
+                gemv_linear(xn, T, L.wq, q_.as<float>());
+                gemv_linear(xn, T, L.wk, k_.as<float>());
+                gemv_linear(xn, T, L.wv, v_.as<float>());
+            } else {
+                const void* x = gemm_input(xn, T, H_);
+                linear(x, T, L.wq, q_.as<float>());
+                linear(x, T, L.wk, k_.as<float>());
+                linear(x, T, L.wv, v_.as<float>());
+            }
             add_bias(q_.as<float>(), T, L.bq);
             add_bias(k_.as<float>(), T, L.bk);
             add_bias(v_.as<float>(), T, L.bv);
@@ -449,21 +511,42 @@ std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, H
             if (kv_type_ == DType::F32) append(float{});
             else append(__nv_bfloat16{});
             attention(l, t, B, max_new, max_kv, T);
-            // o_proj with the residual add folded into the GEMM (beta = 1 on h).
-            const void* a = kv_type_ == DType::BF16 ? att_.get() : gemm_input(att_.as<float>(), T, qdim_);
-            linear(a, T, L.wo, h, 1.0f);
-            add_bias(h, T, L.bo);
-            launched(kern::rmsnorm<float, W>(h, static_cast<const W*>(L.ffn_norm.data), xn, T, H_, eps, stream_), "rmsnorm");
-            const void* x2 = gemm_input(xn, T, H_);
-            linear(x2, T, L.w_gate, gate_.as<float>());
-            linear(x2, T, L.w_up, up_.as<float>());
+            const W* ffn_norm = static_cast<const W*>(L.ffn_norm.data);
+            if (decode) {  // o_proj into ao, added to the residual in front of the norm
+                if (kv_type_ == DType::BF16) gemv_linear(att_.as<__nv_bfloat16>(), T, L.wo, ao);
+                else gemv_linear(att_.as<float>(), T, L.wo, ao);
+                add_bias(ao, T, L.bo);
+                launched(kern::rmsnorm_residual<float, W>(h, ao, ffn_norm, xn, T, H_, eps, stream_), "rmsnorm_residual");
+                gemv_linear(xn, T, L.w_gate, gate_.as<float>());
+                gemv_linear(xn, T, L.w_up, up_.as<float>());
+            } else {
+                // o_proj with the residual add folded into the GEMM (beta = 1 on h).
+                const void* a = kv_type_ == DType::BF16 ? att_.get() : gemm_input(att_.as<float>(), T, qdim_);
+                linear(a, T, L.wo, h, 1.0f);
+                add_bias(h, T, L.bo);
+                launched(kern::rmsnorm<float, W>(h, ffn_norm, xn, T, H_, eps, stream_), "rmsnorm");
+                const void* x2 = gemm_input(xn, T, H_);
+                linear(x2, T, L.w_gate, gate_.as<float>());
+                linear(x2, T, L.w_up, up_.as<float>());
+            }
             add_bias(gate_.as<float>(), T, L.b_gate);
             add_bias(up_.as<float>(), T, L.b_up);
             launched(kern::swiglu<float>(gate_.as<float>(), F_, up_.as<float>(), F_, gate_.as<float>(), F_, T, F_, stream_),
                      "swiglu");
-            linear(gemm_input(gate_.as<float>(), T, F_), T, L.w_down, h, 1.0f);
-            add_bias(h, T, L.b_down);
+            if (decode) {
+                gemv_linear(gate_.as<float>(), T, L.w_down, ao);
+                add_bias(ao, T, L.b_down);
+            } else {
+                linear(gemm_input(gate_.as<float>(), T, F_), T, L.w_down, h, 1.0f);
+                add_bias(h, T, L.b_down);
+            }
         }
+        // Decode: the last down_proj joins the residual, and every row is normalized here (the head
+        // then reads the selected rows of xn); prefill normalizes the selected rows below.
+        if (decode)
+            launched(kern::rmsnorm_residual<float, W>(h, ao, static_cast<const W*>(w_->final_norm().data), xn, T, H_, eps,
+                                                      stream_),
+                     "rmsnorm_residual");
     });
     for (std::size_t i = 0; i < items.size(); ++i) seqs[i]->length += items[i].tokens.size();
 
@@ -490,13 +573,19 @@ std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, H
     const std::size_t width = std::size_t(hm.rows);
     sel_.reserve(rows.size() * std::size_t(H_) * 4);
     logits_.reserve(rows.size() * width * 4);
-    // Selected rows, copied in runs of consecutive rows (an item's every position is one run).
+    // Selected rows, copied in runs of consecutive rows (an item's every position is one run): of
+    // xn, already normalized, on the decode path; of h, normalized next, otherwise.
+    const float* src = decode ? xn : h;
     for (std::size_t r = 0; r < rows.size();) {
         std::size_t run = 1;
         while (r + run < rows.size() && rows[r + run] == rows[r] + run) ++run;
-        dev_->copy_on_device(sel_.as<float>() + r * std::size_t(H_), h + rows[r] * std::size_t(H_), run * std::size_t(H_) * 4,
-                             stream_);
+        dev_->copy_on_device(sel_.as<float>() + r * std::size_t(H_), src + rows[r] * std::size_t(H_),
+                             run * std::size_t(H_) * 4, stream_);
         r += run;
+    }
+    if (decode) {
+        gemv_linear(sel_.as<float>(), R, hm, logits_.as<float>());
+        return width;
     }
     with_type(w_type_, [&](auto tag) {
         using W = decltype(tag);
