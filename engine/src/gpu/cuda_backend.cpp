@@ -2,163 +2,24 @@
 // the host, allocates the pages its new positions need, uploads the step's small tables (token ids,
 // positions, the ragged layout, page tables) in one copy, queues the layers, and synchronizes once
 // when the logits are back on the host.
-#include "gpu/cuda_backend.h"
+#include "gpu/cuda_backend_impl.h"
 
-#include <algorithm>
-#include <cstring>
-#include <map>
 #include <sstream>
-#include <string>
 
 #include "carbon/kernels/attention_decode.h"
-#include "carbon/kernels/gemv.h"
 #include "carbon/kernels/attention_prefill.h"
 #include "carbon/kernels/bias_add.h"
 #include "carbon/kernels/cast_rows.h"
 #include "carbon/kernels/embedding.h"
-#include "carbon/kernels/fns_step.h"
+#include "carbon/kernels/gemv.h"
 #include "carbon/kernels/kv_append.h"
 #include "carbon/kernels/rmsnorm.h"
 #include "carbon/kernels/rope.h"
 #include "carbon/kernels/swiglu.h"
-#include "carbon/rope.h"
-#include "gpu/device_memory.h"
-#include "gpu/device_weights.h"
 #include "gpu/gemm_row_major.h"
-#include "gpu/kv_pages.h"
 
 namespace carbon::gpu {
-namespace {
-
-// The decode path: up to this many new rows per sequence and rows in all, every projection and the
-// head run through gemv (a row's result depends on that row alone) and attention through the split-K
-// decode kernel (its split points depend on the cache length alone), so the logits of such a pass
-// are batch-invariant bit for bit; larger passes (prefill) take cuBLASLt GEMMs and the prefill
-// attention kernel. What guarantees() promises.
-constexpr int kDecodeMaxNewTokens = 16;
-constexpr int kDecodeMaxRows = 64;
-
-const char* status_name(cudaError_t s) {
-    switch (s) {
-        case cudaSuccess: return "cudaSuccess";
-        case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
-        case cudaErrorNotSupported: return "cudaErrorNotSupported";
-        case cudaErrorMisalignedAddress: return "cudaErrorMisalignedAddress";
-        case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-        case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
-        case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
-        default: return "cudaError (other)";
-    }
-}
-
-// A launcher's refusal is a bug in this backend (it sized something wrong), never the user's input:
-// reported with the kernel and, where the launcher says, why.
-void launched(cudaError_t s, const char* kernel, const char* why = "") {
-    if (s != cudaSuccess) throw Error(kernel, status_name(s), why, __FILE__, __LINE__);
-}
-
-// Calls f with a value of the C++ type of `t` (float, __half, __nv_bfloat16).
-template <class F>
-decltype(auto) with_type(DType t, F&& f) {
-    switch (t) {
-        case DType::F32: return f(float{});
-        case DType::F16: return f(__half{});
-        case DType::BF16: break;
-    }
-    return f(__nv_bfloat16{});
-}
-
-struct Sequence {
-    std::vector<int> pages;
-    std::size_t length = 0;
-};
-
-// The step's integer tables, packed into one upload: offsets in int32 elements.
-struct StepTables {
-    std::vector<std::int32_t> data;
-    std::size_t ids = 0, positions = 0, row_seq = 0, q_begin = 0, kv_len = 0, page_table = 0;
-    int page_table_stride = 1;
-};
-
-class CudaBackend final : public Backend {
-public:
-    CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt, std::vector<std::int32_t> dna_rows,
-                const CudaBackendOptions& opt);
-    ~CudaBackend() override;
-
-    std::string name() const override { return "cuda"; }
-    std::string notice() const override { return notice_; }
-    std::string describe() const override;
-
-    SeqId create_sequence() override {
-        const SeqId id = next_id_++;
-        seqs_.emplace(id, Sequence{});
-        return id;
-    }
-    void free_sequence(SeqId seq) override;
-    SeqId fork_sequence(SeqId src) override;
-    std::size_t sequence_length(SeqId seq) const override { return sequence(seq).length; }
-    void truncate_sequence(SeqId seq, std::size_t n_tokens) override;
-    void forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) override;
-    void forward_fns(std::span<const ForwardItem> items, std::span<const FnsRowRequest> rows, const SamplingParams& sampling,
-                     std::vector<FnsRow>& out) override;
-    // Batch-invariant within the decode path only (kDecodeMaxNewTokens, kDecodeMaxRows): cuBLASLt
-    // may pick another algorithm (another summation order) for another number of rows, and the
-    // decode and prefill attention kernels round differently.
-    BackendGuarantees guarantees() const override {
-        if (!gemv_ok_) return {};
-        return {std::size_t(kDecodeMaxNewTokens), std::size_t(kDecodeMaxRows)};
-    }
-    MemoryPlan memory_plan() const override;
-    // FNS rows computed on the device, and rows sent back to the host functions (undecided: near ties).
-    std::size_t fns_device_rows() const { return fns_device_rows_; }
-    std::size_t fns_host_rows() const { return fns_host_rows_; }
-    std::size_t memory_available() const override { return dev_->memory_info().free; }
-
-private:
-    Sequence& sequence(SeqId seq) {
-        auto it = seqs_.find(seq);
-        if (it == seqs_.end()) throw carbon::Error("unknown sequence id " + std::to_string(seq));
-        return it->second;
-    }
-    const Sequence& sequence(SeqId seq) const { return const_cast<CudaBackend*>(this)->sequence(seq); }
-
-    StepTables tables(std::span<const ForwardItem> items, const std::vector<Sequence*>& seqs) const;
-    void reserve_buffers(std::size_t rows);
-    // y[rows, w.rows] = x w^T (+ beta * y); x is in the weights' type.
-    void linear(const void* x, int rows, const DeviceTensor& w, float* y, float beta = 0.0f);
-    void add_bias(float* y, int rows, const DeviceTensor& b);
-    // x as the GEMMs take it: x itself for fp32 weights, else cast into xg_.
-    const void* gemm_input(const float* x, int rows, int cols);
-    void attention(int layer, const StepTables& t, int batch, int max_new, int max_kv, int rows);
-    // The decode path's product: y[rows, w.rows] = x w^T through gemv, x fp32 or bf16 [rows, w.cols].
-    template <class X>
-    void gemv_linear(const X* x, int rows, const DeviceTensor& w, float* y);
-    // Validates, appends the items' tokens and queues the layers and the head: the requested rows'
-    // logits in logits_ (device), not yet synchronized. Returns the head's width (0: Head::None).
-    std::size_t forward_on_device(std::span<const ForwardItem> items, Head head, std::vector<std::size_t>& row_begin);
-    void check_embedding() const;  // after a synchronize
-
-    std::unique_ptr<Device> dev_;  // first: destroyed last, after every allocation made on it
-    Stream stream_ = nullptr;
-    ModelConfig cfg_;
-    std::string notice_;
-    DType w_type_, kv_type_;
-    int H_ = 0, F_ = 0, nh_ = 0, nkv_ = 0, hd_ = 0, qdim_ = 0, kvdim_ = 0;
-    std::unique_ptr<DeviceWeights> w_;
-    std::unique_ptr<KvPages> kv_;
-    RopeTable rope_;
-    DeviceMemory inv_freq_;
-    std::map<SeqId, Sequence> seqs_;
-    SeqId next_id_ = 0;
-    std::size_t rows_capacity_ = 0, workspace_bytes_ = 0;
-    // Per-step buffers, grown (never shrunk) to the largest batch seen.
-    DeviceMemory tables_, h_, xn_, xg_, q_, k_, v_, qc_, att_, gate_, up_, ao_, attn_ws_, bad_ids_, sel_, logits_, fns_in_,
-        fns_out_, gemv_ws_;
-    bool gemv_ok_ = false;  // every matrix's shape suits gemv: the decode path is on
-    PinnedMemory tables_host_, logits_host_, bad_ids_host_, fns_in_host_, fns_out_host_;
-    std::size_t fns_device_rows_ = 0, fns_host_rows_ = 0;
-};
+namespace detail {
 
 CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt, std::vector<std::int32_t> dna_rows,
                          const CudaBackendOptions& opt)
@@ -617,94 +478,11 @@ void CudaBackend::forward(std::span<const ForwardItem> items, Head head, Forward
     if (head != Head::None) require_finite_logits(out, items, cfg_.path.parent_path().string());
 }
 
-void CudaBackend::forward_fns(std::span<const ForwardItem> items, std::span<const FnsRowRequest> requests,
-                              const SamplingParams& sampling, std::vector<FnsRow>& out) {
-    if (requests.size() != items.size())
-        throw carbon::Error("forward_fns: " + std::to_string(requests.size()) + " row requests for " +
-                            std::to_string(items.size()) + " items");
-    std::vector<ForwardItem> last(items.begin(), items.end());
-    for (ForwardItem& it : last) it.all_positions = false;
-    std::vector<std::size_t> row_begin;
-    const std::size_t width = forward_on_device(last, Head::Dna, row_begin);
-    const int R = int(items.size());
-    // In: the Philox streams and steps (u64), then the masks (6 bytes a row). Out: plain and masked
-    // marginals (24 floats a row each), then the status.
-    const std::size_t in_bytes = std::size_t(R) * (16 + 6), out_bytes = std::size_t(R) * (2 * 24 * 4 + 4);
-    fns_in_host_.reserve(in_bytes);
-    fns_in_.reserve(in_bytes);
-    fns_out_.reserve(out_bytes);
-    fns_out_host_.reserve(out_bytes);
-    auto* streams = fns_in_host_.as<std::uint64_t>();
-    auto* steps = streams + R;
-    auto* masks = reinterpret_cast<std::uint8_t*>(steps + R);
-    for (int r = 0; r < R; ++r) {
-        streams[r] = requests[std::size_t(r)].stream;
-        steps[r] = requests[std::size_t(r)].step;
-        std::copy(requests[std::size_t(r)].masks.begin(), requests[std::size_t(r)].masks.end(), masks + 6 * r);
-    }
-    dev_->copy_to_device(fns_in_.get(), fns_in_host_.as<void>(), in_bytes, stream_);
-    const auto* d_streams = fns_in_.as<std::uint64_t>();
-    kern::FnsStepRows in;
-    in.streams = d_streams;
-    in.steps = d_streams + R;
-    in.masks = reinterpret_cast<const std::uint8_t*>(d_streams + 2 * R);
-    kern::FnsStepParams params;
-    params.temperature = sampling.temperature;
-    params.top_p = sampling.top_p;
-    params.seed = sampling.seed;
-    params.certify_every_subset = true;  // the host's constraint search re-picks within a position
-    kern::FnsStepOutputs o;
-    o.marginals = fns_out_.as<float>();
-    o.masked_marginals = o.marginals + 24 * R;
-    o.status = reinterpret_cast<std::int32_t*>(o.masked_marginals + 24 * R);
-    launched(kern::fns_step(logits_.as<float>(), R, static_cast<long long>(width), in, params, o, stream_), "fns_step",
-             kern::fns_step_argument_error(logits_.get(), R, static_cast<long long>(width), in, params, o));
-    dev_->copy_to_host(fns_out_host_.as<void>(), fns_out_.get(), out_bytes, stream_);
-    dev_->stream_synchronize(stream_);
-    check_embedding();
-    const float* plain = fns_out_host_.as<float>();
-    const float* masked = plain + 24 * R;
-    const auto* status = reinterpret_cast<const std::int32_t*>(masked + 24 * R);
-    out.assign(std::size_t(R), FnsRow{});
-    std::vector<float> row(width);
-    for (int r = 0; r < R; ++r) {
-        FnsRow& f = out[std::size_t(r)];
-        if (status[r] == kern::kFnsNonFinite || status[r] == kern::kFnsUndecided) {
-            // The row's logits come back: a non-finite one is reported as forward() reports it; an
-            // undecided row (a near tie) gets the host functions, as the CPU computes it.
-            dev_->copy_to_host(row.data(), logits_.as<float>() + std::size_t(r) * width, width * 4, stream_);
-            dev_->stream_synchronize(stream_);
-            if (status[r] == kern::kFnsNonFinite) {
-                ForwardOutput one;
-                one.width = width;
-                one.logits = row;
-                one.row_begin = {0, 1};
-                require_finite_logits(one, items.subspan(std::size_t(r), 1), cfg_.path.parent_path().string());
-            }
-            f = fns_row_on_host(row.data(), width, requests[std::size_t(r)].masks);
-            ++fns_host_rows_;
-            continue;
-        }
-        for (int j = 0; j < 6; ++j)
-            for (int b = 0; b < 4; ++b) {
-                f.plain[std::size_t(j)][std::size_t(b)] = plain[(r * 6 + j) * 4 + b];
-                f.masked[std::size_t(j)][std::size_t(b)] = masked[(r * 6 + j) * 4 + b];
-            }
-        f.masked_total = status[r] == kern::kFnsNoAllowedKmer ? 0.0 : 1.0;
-        ++fns_device_rows_;
-    }
-}
-
-}  // namespace
-
-FnsRowCounts fns_row_counts(const Backend& backend) {
-    const auto* c = dynamic_cast<const CudaBackend*>(&backend);
-    return c ? FnsRowCounts{c->fns_device_rows(), c->fns_host_rows()} : FnsRowCounts{};
-}
+}  // namespace detail
 
 std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Device> device, const Checkpoint& checkpoint,
                                            std::vector<std::int32_t> dna_rows, const CudaBackendOptions& options) {
-    return std::make_unique<CudaBackend>(std::move(device), checkpoint, std::move(dna_rows), options);
+    return std::make_unique<detail::CudaBackend>(std::move(device), checkpoint, std::move(dna_rows), options);
 }
 
 }  // namespace carbon::gpu
