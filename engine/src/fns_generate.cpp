@@ -676,7 +676,7 @@ GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, 
             bounded.draft_tokens = std::min(bounded.draft_tokens, k_max);
             speculative = &bounded;
             notices.push_back("speculative decoding drafts at most " + std::to_string(k_max) +
-                              " tokens per pass for this run: the " + backend.name() +
+                              (k_max == 1 ? " token" : " tokens") + " per pass for this run: the " + backend.name() +
                               " backend promises batch-invariant logits (which identity verification relies on) for "
                               "passes of at most " + std::to_string(g.invariant_rows) + " rows and " +
                               std::to_string(g.invariant_new_tokens) + " new tokens per design");

@@ -315,35 +315,35 @@ TEST(scoring_tracks_and_variant_deltas_within_1e4_on_an_fp32_checkpoint) {
                 a.window_delta, b.window_delta);
 }
 
-// The decode path (up to 16 new tokens per sequence, 64 rows) promises batch invariance: a token's
-// logits are the same bits whether it is decoded alone, beside other sequences or inside a
-// verification pass of several tokens. Checked on bf16 weights with the bf16 cache.
+// The gemv path (passes of up to 8 rows) promises batch invariance: a token's logits are the same
+// bits whether it is decoded alone, beside other sequences or inside a verification pass of several
+// tokens. Checked on bf16 weights with the bf16 cache.
 TEST(the_decode_path_is_batch_invariant_bit_for_bit) {
     const Loaded m = load(DType::BF16, "bf16");
     auto gpu = cuda_on_host(m, DType::BF16);
     const BackendGuarantees g = gpu->guarantees();
-    CHECK_EQ(g.invariant_new_tokens, std::size_t(16));
-    CHECK_EQ(g.invariant_rows, std::size_t(64));
-    CHECK(g.batch_invariant(5, 40) && !g.batch_invariant(17, 17) && !g.batch_invariant(1, 65));
+    CHECK_EQ(g.invariant_new_tokens, std::size_t(8));
+    CHECK_EQ(g.invariant_rows, std::size_t(8));
+    CHECK(g.batch_invariant(5, 8) && !g.batch_invariant(9, 9) && !g.batch_invariant(1, 9));
     const auto prompt = testing_support::random_dna_prompt(m.tok, 40, 8);
     const auto more = testing_support::random_dna_prompt(m.tok, 12, 9);
-    // Reference: the prompt, then 12 tokens one at a time, alone.
+    // Reference: the prompt, then 5 tokens one at a time, alone.
     std::vector<float> alone;
     SeqId s = gpu->create_sequence();
     ForwardOutput out;
     ForwardItem first{s, prompt, false};
     gpu->forward(std::span(&first, 1), Head::Dna, out);
-    for (std::size_t i = 1; i < more.size(); ++i) {
+    for (std::size_t i = 1; i <= 5; ++i) {
         ForwardItem it{s, std::span<const std::int32_t>(more.data() + i, 1), false};
         gpu->forward(std::span(&it, 1), Head::Dna, out);
         alone.insert(alone.end(), out.row(0), out.row(0) + out.width);
     }
     gpu->free_sequence(s);
-    // The same 11 tokens as one verification pass, beside 7 other sequences decoding a token each.
+    // The same 5 tokens as one verification pass, beside 3 other sequences decoding a token each.
     SeqId v = gpu->create_sequence();
     std::vector<SeqId> others;
     std::vector<std::vector<std::int32_t>> other_prompts;
-    for (int o = 0; o < 7; ++o) {
+    for (int o = 0; o < 3; ++o) {
         others.push_back(gpu->create_sequence());
         other_prompts.push_back(testing_support::random_dna_prompt(m.tok, std::size_t(20 + 3 * o), unsigned(20 + o)));
         ForwardItem p{others.back(), other_prompts.back(), false};
@@ -353,21 +353,113 @@ TEST(the_decode_path_is_batch_invariant_bit_for_bit) {
         ForwardItem p{v, prompt, false};
         gpu->forward(std::span(&p, 1), Head::Dna, out);
     }
-    std::vector<ForwardItem> items{{v, std::span<const std::int32_t>(more.data() + 1, more.size() - 1), true}};
-    for (int o = 0; o < 7; ++o) items.push_back({others[std::size_t(o)], std::span<const std::int32_t>(more.data() + o, 1), false});
+    std::vector<ForwardItem> items{{v, std::span<const std::int32_t>(more.data() + 1, 5), true}};
+    for (int o = 0; o < 3; ++o) items.push_back({others[std::size_t(o)], std::span<const std::int32_t>(more.data() + o, 1), false});
     gpu->forward(items, Head::Dna, out);
     std::size_t differ = 0;
-    for (std::size_t p = 0; p + 1 < more.size(); ++p)
+    for (std::size_t p = 0; p < 5; ++p)
         for (std::size_t c = 0; c < out.width; ++c) differ += out.row(0, p)[c] != alone[p * out.width + c];
     if (differ) std::printf("  %zu of %zu logits differ\n", differ, alone.size());
     CHECK_EQ(differ, std::size_t(0));
 }
 
+// Decode steps go through CUDA graphs: recorded once per shape (batch size, rows asked for, 256-position
+// chunk of context, buffer addresses) and replayed. Against the same backend without graphs, every
+// step's logits are the same bits: across page boundaries, a sequence crossing 256 positions (a new
+// chunk: recorded again), a batch that shrinks and grows back (the earlier graph replayed), FNS
+// steps, and a batch large enough to grow the buffers (recorded again at the new addresses).
+TEST(decode_steps_replay_cuda_graphs_with_the_same_bits) {
+    const Loaded m = load(DType::BF16, "bf16");
+    auto with = cuda_on_host(m, DType::BF16);
+    gpu::CudaBackendOptions o;
+    o.kv_type = DType::BF16;
+    o.graphs = false;
+    auto without = gpu::make_cuda_backend(new_device(), m.ckpt, m.tok.kmer_ids(), o);
+    CHECK(with->describe().find("decode steps as CUDA graphs") != std::string::npos);
+    CHECK(without->describe().find("CUDA graphs") == std::string::npos);
+    std::vector<SeqId> a, b;
+    std::vector<std::vector<std::int32_t>> prompts;
+    for (std::size_t i = 0; i < 3; ++i) prompts.push_back(testing_support::random_dna_prompt(m.tok, 236 + 7 * i, unsigned(40 + i)));
+    ForwardOutput oa, ob;
+    for (std::size_t i = 0; i < 3; ++i) {
+        a.push_back(with->create_sequence());
+        b.push_back(without->create_sequence());
+        ForwardItem ia{a.back(), prompts[i], false}, ib{b.back(), prompts[i], false};
+        with->forward(std::span(&ia, 1), Head::Dna, oa);
+        without->forward(std::span(&ib, 1), Head::Dna, ob);
+    }
+    const gpu::GraphCounts before = gpu::graph_counts(*with);
+    const auto tokens = testing_support::random_dna_prompt(m.tok, 64, 77);
+    std::size_t steps = 0, differ = 0;
+    auto step = [&](std::size_t n_seq, std::size_t s) {
+        std::vector<ForwardItem> ia, ib;
+        for (std::size_t i = 0; i < n_seq; ++i) {
+            ia.push_back({a[i], std::span<const std::int32_t>(&tokens[(s + i) % tokens.size()], 1), false});
+            ib.push_back({b[i], std::span<const std::int32_t>(&tokens[(s + i) % tokens.size()], 1), false});
+        }
+        with->forward(ia, Head::Dna, oa);
+        without->forward(ib, Head::Dna, ob);
+        CHECK(oa.row_begin == ob.row_begin);
+        for (std::size_t k = 0; k < std::min(oa.logits.size(), ob.logits.size()); ++k) differ += oa.logits[k] != ob.logits[k];
+        ++steps;
+    };
+    for (std::size_t s = 0; s < 24; ++s) step(3, s);   // sequence 1 and 2 cross 256 positions on the way
+    for (std::size_t s = 24; s < 28; ++s) step(2, s);  // the third rests: another shape
+    for (std::size_t s = 28; s < 32; ++s) step(3, s);  // back: the earlier graph
+    // FNS steps take the same path.
+    std::vector<FnsRowRequest> req(3);
+    std::vector<FnsRow> fa, fb;
+    std::vector<ForwardItem> ia, ib;
+    for (std::size_t i = 0; i < 3; ++i) {
+        ia.push_back({a[i], std::span<const std::int32_t>(&tokens[i], 1), false});
+        ib.push_back({b[i], std::span<const std::int32_t>(&tokens[i], 1), false});
+        req[i].stream = i;
+        req[i].step = 1;
+    }
+    with->forward_fns(ia, req, SamplingParams{}, fa);
+    without->forward_fns(ib, req, SamplingParams{}, fb);
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 6; ++j)
+            for (std::size_t c = 0; c < 4; ++c) differ += fa[i].plain[j][c] != fb[i].plain[j][c];
+    const gpu::GraphCounts after = gpu::graph_counts(*with);
+    const std::size_t captures = after.captures - before.captures, replays = after.replays - before.replays;
+    std::printf("  %zu decode steps and 1 FNS step: %zu graphs recorded, %zu launched; %zu values differ\n", steps, captures,
+                replays, differ);
+    CHECK_EQ(differ, std::size_t(0));
+    CHECK_EQ(replays, steps + 1);
+    CHECK(captures >= 3 && captures <= 6);  // 3 sequences (before and after 256), 2 sequences; FNS
+    CHECK_EQ(gpu::graph_counts(*without).replays, std::size_t(0));
+    // A larger batch (past the gemv path: cuBLASLt GEMMs, also recorded) grows the step buffers:
+    // recorded again at the new addresses, and replayed on the next steps; the same bits.
+    std::vector<SeqId> more_a, more_b;
+    std::vector<ForwardItem> wa, wb;
+    for (std::size_t i = 0; i < 40; ++i) {
+        more_a.push_back(with->create_sequence());
+        more_b.push_back(without->create_sequence());
+    }
+    for (std::size_t i = 0; i < 40; ++i) {
+        wa.push_back({more_a[i], std::span<const std::int32_t>(&tokens[i], 1), false});
+        wb.push_back({more_b[i], std::span<const std::int32_t>(&tokens[i], 1), false});
+    }
+    differ = 0;
+    const std::size_t wide_before = gpu::graph_counts(*with).replays;
+    for (int rep = 0; rep < 3; ++rep) {
+        with->forward(wa, Head::Dna, oa);
+        without->forward(wb, Head::Dna, ob);
+        for (std::size_t k = 0; k < oa.logits.size(); ++k) differ += oa.logits[k] != ob.logits[k];
+    }
+    CHECK_EQ(differ, std::size_t(0));
+    CHECK_EQ(gpu::graph_counts(*with).replays - wide_before, std::size_t(3));
+    step(3, 40);
+    CHECK_EQ(differ, std::size_t(0));
+    CHECK(gpu::graph_counts(*with).captures > after.captures);
+}
+
 // Speculative decoding with the CUDA backend as target and draft (another model). Greedy requests
 // are verified by identity, which needs batch-invariant logits: the generator keeps the passes
-// inside what the backend promises (64 rows, 16 new tokens a design), drafting fewer tokens per pass
-// when the count asks for it and turning speculation off when even one would not fit, and says so;
-// the designs are the target's own either way. Sampled requests use speculative sampling.
+// inside what the backend promises (8 rows), drafting fewer tokens per pass when the count asks for
+// it and turning speculation off when even one would not fit, and says so; the designs are the
+// target's own either way. Sampled requests use speculative sampling.
 TEST(speculative_decoding_on_the_cuda_backend_stays_inside_its_guarantees) {
     const Loaded m = load(DType::F32, "f32");
     TestModelOptions o;
@@ -397,6 +489,7 @@ TEST(speculative_decoding_on_the_cuda_backend_stays_inside_its_guarantees) {
     SpeculativeConfig sc;
     sc.draft_tokenizer = &dtk;
     sc.auto_disable = false;
+    r.count = 2;  // at most 8 / 2 - 1 = 3 drafted tokens per pass
     const GenerationResult plain = generate_designs(*target, m.tok, r);
     for (Backend* d : {draft.get(), self.get()}) {
         sc.draft = d;
@@ -405,26 +498,27 @@ TEST(speculative_decoding_on_the_cuda_backend_stays_inside_its_guarantees) {
         CHECK(spec.speculative.used);
         CHECK(spec.speculative.drafted > 0);
         CHECK(same(plain, spec));
+        CHECK(said(spec, "drafts at most 3 tokens per pass"));
         std::printf("  %s draft: %zu of %zu drafted tokens accepted, designs identical to the target alone\n",
                     d == self.get() ? "self" : "other", spec.speculative.accepted, spec.speculative.drafted);
         if (d == self.get()) CHECK_EQ(spec.speculative.accepted, spec.speculative.drafted);
     }
     sc.draft = draft.get();
     sc.draft_tokenizer = &dtk;
-    // 20 designs: at most 64 / 20 - 1 = 2 drafted tokens per pass.
-    r.count = 20;
+    // 4 designs: at most 8 / 4 - 1 = 1 drafted token per pass.
+    r.count = 4;
     r.length = 36;
-    const GenerationResult plain20 = generate_designs(*target, m.tok, r);
-    const GenerationResult spec20 = generate_designs(*target, m.tok, r, {}, &sc);
-    CHECK(spec20.speculative.used);
-    CHECK(said(spec20, "drafts at most 2 tokens per pass"));
-    CHECK(same(plain20, spec20));
-    // 64 designs: not even one drafted token fits.
-    r.count = 64;
+    const GenerationResult plain4 = generate_designs(*target, m.tok, r);
+    const GenerationResult spec4 = generate_designs(*target, m.tok, r, {}, &sc);
+    CHECK(spec4.speculative.used);
+    CHECK(said(spec4, "drafts at most 1 token per pass"));
+    CHECK(same(plain4, spec4));
+    // 5 designs: not even one drafted token fits.
+    r.count = 5;
     r.length = 12;
-    const GenerationResult spec64 = generate_designs(*target, m.tok, r, {}, &sc);
-    CHECK(!spec64.speculative.used);
-    CHECK(said(spec64, "speculative decoding is off for this run"));
+    const GenerationResult spec5 = generate_designs(*target, m.tok, r, {}, &sc);
+    CHECK(!spec5.speculative.used);
+    CHECK(said(spec5, "speculative decoding is off for this run"));
     // Sampled, unconstrained: speculative sampling, which needs no invariance.
     r.count = 3;
     r.length = 120;

@@ -23,7 +23,8 @@ namespace detail {
 
 CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt, std::vector<std::int32_t> dna_rows,
                          const CudaBackendOptions& opt)
-    : dev_(std::move(device)), cfg_(ckpt.config()), w_type_(ckpt.weights().dtype), kv_type_(opt.kv_type) {
+    : dev_(std::move(device)), cfg_(ckpt.config()), w_type_(ckpt.weights().dtype), kv_type_(opt.kv_type),
+      graphs_(opt.graphs) {
     if (cfg_.partial_rotary_factor != 1.0)
         throw carbon::Error(cfg_.path.string() + ": partial_rotary_factor " + std::to_string(cfg_.partial_rotary_factor) +
                             " is not supported by the Llama network");
@@ -81,6 +82,7 @@ CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt,
 CudaBackend::~CudaBackend() {
     try {
         dev_->stream_synchronize(stream_);
+        drop_graphs();
         dev_->destroy_stream(stream_);
     } catch (...) {  // a broken context: the memory goes with the device
     }
@@ -93,6 +95,7 @@ std::string CudaBackend::describe() const {
     if (i.compute_major) os << " (sm_" << i.compute_major << i.compute_minor << ")";
     os << ", " << dtype_name(w_type_) << " weights, fp32 activations, " << dtype_name(kv_type_) << " KV cache";
     if (gemv_ok_) os << ", batch-invariant decode up to " << kDecodeMaxRows << " rows";
+    if (graphs_) os << ", decode steps as CUDA graphs";
     return os.str();
 }
 
@@ -146,6 +149,10 @@ StepTables CudaBackend::tables(std::span<const ForwardItem> items, const std::ve
         stride = std::max(stride, seqs[i]->pages.size());
     }
     const std::size_t B = items.size();
+    // Padded to whole attention chunks (kDecodeChunkTokens positions): the layout, and so a decode
+    // step's recorded launches, changes every 256 positions instead of every page.
+    const std::size_t chunk_pages = std::size_t(kern::kDecodeChunkTokens) / std::size_t(kv_->page_tokens());
+    stride = (stride + chunk_pages - 1) / chunk_pages * chunk_pages;
     t.page_table_stride = int(stride);
     t.ids = 0;
     t.positions = rows;
@@ -262,12 +269,7 @@ void CudaBackend::attention(int layer, const StepTables& t, int batch, int max_n
         kv.page_tokens = kv_->page_tokens();
         kv.page_table = dev_tables + t.page_table;
         kv.page_table_stride = t.page_table_stride;
-        if (max_new <= kDecodeMaxNewTokens) {
-            const std::size_t need = kern::attention_decode_workspace_bytes(ab, max_kv, kern::kDecodeChunkTokens);
-            if (attn_ws_.bytes() < need) {
-                dev_->stream_synchronize(stream_);  // the old workspace may still be read by queued work
-                attn_ws_.reserve(need);
-            }
+        if (max_new <= kDecodeMaxNewTokens) {  // attn_ws_ was sized for this step by forward_on_device
             launched(kern::attention_decode(q, out, kv, ab, max_kv, kern::kDecodeChunkTokens, attn_ws_.get(), attn_ws_.bytes(),
                                             stream_),
                      "attention_decode", kern::attention_refusal());
@@ -300,29 +302,122 @@ std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, H
                                     std::to_string(cfg_.vocab_size) + ")");
         seqs.push_back(s);
     }
-    const int B = int(items.size());
-    int T = 0, max_new = 0, max_kv = 0;
+    Step s;
+    s.B = int(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
-        T += int(items[i].tokens.size());
-        max_new = std::max(max_new, int(items[i].tokens.size()));
-        max_kv = std::max(max_kv, int(seqs[i]->length + items[i].tokens.size()));
+        s.T += int(items[i].tokens.size());
+        s.max_new = std::max(s.max_new, int(items[i].tokens.size()));
+        s.max_kv = std::max(s.max_kv, int(seqs[i]->length + items[i].tokens.size()));
     }
-    // Pages for the new positions (the pool may grow here, between steps).
+    s.decode = gemv_ok_ && s.max_new <= kDecodeMaxNewTokens && s.T <= kDecodeMaxRows;
+    // The decode attention's chunks cover max_kv rounded up to whole chunks (the extra chunks are
+    // empty for every sequence), so a step's launches change only every kDecodeChunkTokens positions.
+    if (s.max_new <= kDecodeMaxNewTokens)
+        s.max_kv = (s.max_kv + kern::kDecodeChunkTokens - 1) / kern::kDecodeChunkTokens * kern::kDecodeChunkTokens;
+    // Everything the step's work needs is made ready here, outside any graph capture: pages for the
+    // new positions (the pool may grow), buffers, the step's tables, the attention workspace.
     for (std::size_t i = 0; i < items.size(); ++i) {
         const std::size_t need = (seqs[i]->length + items[i].tokens.size() + std::size_t(kv_->page_tokens()) - 1) /
                                  std::size_t(kv_->page_tokens());
         while (seqs[i]->pages.size() < need) seqs[i]->pages.push_back(kv_->take(stream_));
     }
-    reserve_buffers(std::size_t(T));
-    const StepTables t = tables(items, seqs);
-    const std::size_t table_bytes = t.data.size() * sizeof(std::int32_t);
+    reserve_buffers(std::size_t(s.T));
+    s.t = tables(items, seqs);
+    const std::size_t table_bytes = s.t.data.size() * sizeof(std::int32_t);
     tables_host_.reserve(table_bytes);
     tables_.reserve(table_bytes);
     bad_ids_.reserve(sizeof(int));
     bad_ids_host_.reserve(sizeof(int));
-    std::memcpy(tables_host_.as<std::int32_t>(), t.data.data(), table_bytes);
+    // The rows whose logits were asked for, as the CPU backend picks them.
+    s.head = head;
+    row_begin.assign(1, 0);
+    std::size_t row0 = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const std::size_t n = items[i].tokens.size();
+        if (head != Head::None) {
+            if (items[i].all_positions)
+                for (std::size_t p = 0; p < n; ++p) s.rows.push_back(row0 + p);
+            else
+                s.rows.push_back(row0 + n - 1);
+        }
+        row0 += n;
+        row_begin.push_back(s.rows.size());
+    }
+    if (head != Head::None) {
+        s.width = std::size_t((head == Head::Dna ? w_->dna_head() : w_->lm_head()).rows);
+        sel_.reserve(s.rows.size() * std::size_t(H_) * 4);
+        logits_.reserve(s.rows.size() * s.width * 4);
+    }
+    if (s.max_new <= kDecodeMaxNewTokens) {
+        kern::AttentionBatch ab;
+        ab.batch = s.B;
+        ab.n_heads = nh_;
+        ab.n_kv_heads = nkv_;
+        ab.head_dim = hd_;
+        ab.max_new_tokens = s.max_new;
+        const std::size_t need = kern::attention_decode_workspace_bytes(ab, s.max_kv, kern::kDecodeChunkTokens);
+        if (attn_ws_.bytes() < need) {
+            dev_->stream_synchronize(stream_);  // the old workspace may still be read by queued work
+            attn_ws_.reserve(need);
+        }
+    }
+    std::memcpy(tables_host_.as<std::int32_t>(), s.t.data.data(), table_bytes);
     dev_->copy_to_device(tables_.get(), tables_host_.as<std::int32_t>(), table_bytes, stream_);
     dev_->memset(bad_ids_.get(), 0, sizeof(int), stream_);
+    if (graphs_ && s.max_new <= kDecodeMaxNewTokens) replay_step(s);
+    else queue_step(s);
+    for (std::size_t i = 0; i < items.size(); ++i) seqs[i]->length += items[i].tokens.size();
+    return s.width;
+}
+
+// The pointers and sizes a step's queued work was recorded with: a graph is replayed only for a step
+// whose every one of these is the same (a buffer that grew, or a KV pool that moved, makes a new key).
+std::vector<std::uintptr_t> CudaBackend::step_key(const Step& s) const {
+    std::vector<std::uintptr_t> k{std::uintptr_t(s.T), std::uintptr_t(s.B), std::uintptr_t(s.max_new),
+                                  std::uintptr_t(s.max_kv), std::uintptr_t(s.t.page_table_stride),
+                                  std::uintptr_t(s.head), s.width};
+    k.insert(k.end(), s.rows.begin(), s.rows.end());
+    for (const DeviceMemory* m : {&tables_, &h_, &xn_, &q_, &k_, &v_, &qc_, &att_, &gate_, &up_, &ao_, &attn_ws_, &bad_ids_,
+                                  &sel_, &logits_, &gemv_ws_}) {
+        k.push_back(reinterpret_cast<std::uintptr_t>(m->get()));
+        k.push_back(m->bytes());
+    }
+    k.push_back(reinterpret_cast<std::uintptr_t>(bad_ids_host_.get()));
+    k.push_back(reinterpret_cast<std::uintptr_t>(kv_->pool()));
+    return k;
+}
+
+void CudaBackend::replay_step(const Step& s) {
+    std::vector<std::uintptr_t> key = step_key(s);
+    auto it = graphs_by_key_.find(key);
+    if (it == graphs_by_key_.end()) {
+        if (graphs_by_key_.size() >= kMaxGraphs) drop_graphs();
+        dev_->begin_capture(stream_);
+        try {
+            queue_step(s);
+        } catch (...) {
+            try {
+                dev_->destroy_graph(dev_->end_capture(stream_));
+            } catch (...) {  // the capture was already invalid: nothing to keep
+            }
+            throw;
+        }
+        it = graphs_by_key_.emplace(std::move(key), dev_->end_capture(stream_)).first;
+        ++graph_captures_;
+    }
+    dev_->launch_graph(it->second, stream_);
+    ++graph_replays_;
+}
+
+void CudaBackend::drop_graphs() {
+    for (auto& g : graphs_by_key_) dev_->destroy_graph(g.second);
+    graphs_by_key_.clear();
+}
+
+void CudaBackend::queue_step(const Step& s) {
+    const int T = s.T, B = s.B, max_new = s.max_new, max_kv = s.max_kv;
+    const bool decode = s.decode;
+    const StepTables& t = s.t;
     const std::int32_t* ids = tables_.as<std::int32_t>() + t.ids;
     const std::int32_t* positions = tables_.as<std::int32_t>() + t.positions;
     const std::int32_t* row_seq = tables_.as<std::int32_t>() + t.row_seq;
@@ -330,8 +425,6 @@ std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, H
     float* h = h_.as<float>();
     float* xn = xn_.as<float>();
     float* ao = ao_.as<float>();
-    const bool decode = gemv_ok_ && max_new <= kDecodeMaxNewTokens && T <= kDecodeMaxRows;
-
     with_type(w_type_, [&](auto tag) {
         using W = decltype(tag);
         const DeviceTensor& e = w_->embed();
@@ -409,31 +502,12 @@ std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, H
                                                       stream_),
                      "rmsnorm_residual");
     });
-    for (std::size_t i = 0; i < items.size(); ++i) seqs[i]->length += items[i].tokens.size();
-
-    // The rows whose logits were asked for, as the CPU backend picks them; the head GEMM writes
-    // them to logits_ (device). Nothing is synchronized yet.
-    row_begin.assign(1, 0);
-    std::vector<std::size_t> rows;
-    std::size_t row0 = 0;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        const std::size_t n = items[i].tokens.size();
-        if (head != Head::None) {
-            if (items[i].all_positions)
-                for (std::size_t p = 0; p < n; ++p) rows.push_back(row0 + p);
-            else
-                rows.push_back(row0 + n - 1);
-        }
-        row0 += n;
-        row_begin.push_back(rows.size());
-    }
     dev_->copy_to_host(bad_ids_host_.as<int>(), bad_ids_.get(), sizeof(int), stream_);
-    if (head == Head::None) return 0;
+    if (s.head == Head::None) return;
+    // The head writes the selected rows' logits to logits_ (device). Nothing is synchronized here.
+    const std::vector<std::size_t>& rows = s.rows;
     const int R = int(rows.size());
-    const DeviceTensor& hm = head == Head::Dna ? w_->dna_head() : w_->lm_head();
-    const std::size_t width = std::size_t(hm.rows);
-    sel_.reserve(rows.size() * std::size_t(H_) * 4);
-    logits_.reserve(rows.size() * width * 4);
+    const DeviceTensor& hm = s.head == Head::Dna ? w_->dna_head() : w_->lm_head();
     // Selected rows, copied in runs of consecutive rows (an item's every position is one run): of
     // xn, already normalized, on the decode path; of h, normalized next, otherwise.
     const float* src = decode ? xn : h;
@@ -446,7 +520,7 @@ std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, H
     }
     if (decode) {
         gemv_linear(sel_.as<float>(), R, hm, logits_.as<float>());
-        return width;
+        return;
     }
     with_type(w_type_, [&](auto tag) {
         using W = decltype(tag);
@@ -455,7 +529,6 @@ std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, H
                  "rmsnorm");
     });
     linear(gemm_input(sel_.as<float>(), R, H_), R, hm, logits_.as<float>());
-    return width;
 }
 
 void CudaBackend::check_embedding() const {
@@ -479,6 +552,11 @@ void CudaBackend::forward(std::span<const ForwardItem> items, Head head, Forward
 }
 
 }  // namespace detail
+
+GraphCounts graph_counts(const Backend& backend) {
+    const auto* c = dynamic_cast<const detail::CudaBackend*>(&backend);
+    return c ? GraphCounts{c->graph_captures(), c->graph_replays()} : GraphCounts{};
+}
 
 std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Device> device, const Checkpoint& checkpoint,
                                            std::vector<std::int32_t> dna_rows, const CudaBackendOptions& options) {

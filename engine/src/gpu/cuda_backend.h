@@ -20,6 +20,9 @@ struct CudaBackendOptions {
     // The KV cache's type: BF16 (half the memory) or F32. Checkpoints whose weights are not bf16 get
     // an fp32 cache (the attention output then feeds their GEMMs through one cast), and describe() says so.
     DType kv_type = DType::BF16;
+    // Decode steps (the batch-invariant decode path) recorded once per shape as a CUDA graph and
+    // replayed: one launch per step instead of a few hundred. The same work either way.
+    bool graphs = true;
 };
 
 // Uploads the checkpoint's weights to `device` and returns the backend that owns the device. Throws
@@ -34,5 +37,11 @@ struct FnsRowCounts {
     std::size_t device = 0, host = 0;
 };
 FnsRowCounts fns_row_counts(const Backend& backend);
+
+// Decode steps a CUDA backend recorded as graphs, and graph launches. Zero for other backends.
+struct GraphCounts {
+    std::size_t captures = 0, replays = 0;
+};
+GraphCounts graph_counts(const Backend& backend);
 
 }  // namespace carbon::gpu

@@ -21,13 +21,15 @@
 
 namespace carbon::gpu::detail {
 
-// The decode path: up to this many new rows per sequence and rows in all, every projection and the
-// head run through gemv (a row's result depends on that row alone) and attention through the split-K
-// decode kernel (its split points depend on the cache length alone), so the logits of such a pass
-// are batch-invariant bit for bit; larger passes (prefill) take cuBLASLt GEMMs and the prefill
-// attention kernel. What guarantees() promises.
+// Attention: up to kDecodeMaxNewTokens new rows per sequence take the split-K decode kernel (its
+// split points depend on the cache length alone), more the prefill kernel. Projections: passes of
+// up to kDecodeMaxRows rows in all run every projection and the head through gemv (a row's sums
+// depend on that row alone; up to 8 rows it reads each weight once, as a GEMM would), so their
+// logits are batch-invariant bit for bit (what guarantees() promises); larger passes take cuBLASLt
+// GEMMs on tensor cores. Steps within kDecodeMaxNewTokens (decode, verification) go through CUDA
+// graphs whichever projections they use.
 constexpr int kDecodeMaxNewTokens = 16;
-constexpr int kDecodeMaxRows = 64;
+constexpr int kDecodeMaxRows = 8;
 
 inline const char* status_name(cudaError_t s) {
     switch (s) {
@@ -71,6 +73,21 @@ struct StepTables {
     int page_table_stride = 1;
 };
 
+// One forward call as queued: sizes, the tables' layout (uploaded before the work), the rows whose
+// logits are asked for. A decode step's work depends on nothing else (and on the buffers' addresses).
+struct Step {
+    int T = 0, B = 0, max_new = 0, max_kv = 0;
+    bool decode = false;
+    StepTables t;
+    Head head = Head::None;
+    std::vector<std::size_t> rows;
+    std::size_t width = 0;
+};
+
+// Decode steps' recorded graphs kept at once (a run uses a handful of shapes: its batch sizes, times
+// one per 256 positions of context); more, and they are all dropped and recorded again.
+constexpr std::size_t kMaxGraphs = 32;
+
 class CudaBackend final : public Backend {
 public:
     CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt, std::vector<std::int32_t> dna_rows,
@@ -93,17 +110,19 @@ public:
     void forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) override;
     void forward_fns(std::span<const ForwardItem> items, std::span<const FnsRowRequest> rows, const SamplingParams& sampling,
                      std::vector<FnsRow>& out) override;
-    // Batch-invariant within the decode path only (kDecodeMaxNewTokens, kDecodeMaxRows): cuBLASLt
+    // Batch-invariant within the gemv path only (kDecodeMaxRows rows): cuBLASLt
     // may pick another algorithm (another summation order) for another number of rows, and the
     // decode and prefill attention kernels round differently.
     BackendGuarantees guarantees() const override {
         if (!gemv_ok_) return {};
-        return {std::size_t(kDecodeMaxNewTokens), std::size_t(kDecodeMaxRows)};
+        return {std::size_t(std::min(kDecodeMaxNewTokens, kDecodeMaxRows)), std::size_t(kDecodeMaxRows)};
     }
     MemoryPlan memory_plan() const override;
     // FNS rows computed on the device, and rows sent back to the host functions (undecided: near ties).
     std::size_t fns_device_rows() const { return fns_device_rows_; }
     std::size_t fns_host_rows() const { return fns_host_rows_; }
+    std::size_t graph_captures() const { return graph_captures_; }
+    std::size_t graph_replays() const { return graph_replays_; }
     std::size_t memory_available() const override { return dev_->memory_info().free; }
 
 private:
@@ -128,6 +147,12 @@ private:
     // Validates, appends the items' tokens and queues the layers and the head: the requested rows'
     // logits in logits_ (device), not yet synchronized. Returns the head's width (0: Head::None).
     std::size_t forward_on_device(std::span<const ForwardItem> items, Head head, std::vector<std::size_t>& row_begin);
+    // Queues a step's work: embedding, layers, head (nothing allocated, nothing synchronized).
+    void queue_step(const Step& s);
+    // A decode step through a CUDA graph: recorded the first time its key is seen, replayed after.
+    void replay_step(const Step& s);
+    std::vector<std::uintptr_t> step_key(const Step& s) const;
+    void drop_graphs();
     void check_embedding() const;  // after a synchronize
 
     std::unique_ptr<Device> dev_;  // first: destroyed last, after every allocation made on it
@@ -147,6 +172,9 @@ private:
     DeviceMemory tables_, h_, xn_, xg_, q_, k_, v_, qc_, att_, gate_, up_, ao_, attn_ws_, bad_ids_, sel_, logits_, fns_in_,
         fns_out_, gemv_ws_;
     bool gemv_ok_ = false;  // every matrix's shape suits gemv: the decode path is on
+    bool graphs_ = true;    // decode steps through CUDA graphs (CudaBackendOptions::graphs)
+    std::map<std::vector<std::uintptr_t>, Graph> graphs_by_key_;
+    std::size_t graph_captures_ = 0, graph_replays_ = 0;
     PinnedMemory tables_host_, logits_host_, bad_ids_host_, fns_in_host_, fns_out_host_;
     std::size_t fns_device_rows_ = 0, fns_host_rows_ = 0;
 };
