@@ -77,14 +77,22 @@ CARBON_AVX512BF16 inline __attribute__((always_inline)) void step_bf16(__m512 (&
     }
 }
 
+// `ahead` (decode): where the next panel's rows start when they follow these in memory; fetched
+// while these stream, `ahead_step` bytes per chunk, so each panel starts from the cache (rows of a
+// few KB are too short for the hardware prefetcher to ramp up on its own).
 template <int MT, int NT>
 CARBON_AVX512BF16 void tile_bf16(const uint16_t* const* x, const uint16_t* const* w, size_t k, float* const* y, int mt,
-                                 int nt) {
+                                 int nt, const char* ahead = nullptr, size_t ahead_step = 0) {
     __m512 acc[MT][NT];
     for (auto& r : acc)
         for (auto& a : r) a = _mm512_setzero_ps();
     const size_t kv = k & ~size_t(31);
-    for (size_t c = 0; c < kv; c += 32) step_bf16<MT, NT>(acc, x, w, c, __mmask32(0xffffffffu));
+    for (size_t c = 0; c < kv; c += 32) {
+        if (ahead)
+            for (size_t line = 0; line < ahead_step; line += 64)
+                _mm_prefetch(ahead + c / 32 * ahead_step + line, _MM_HINT_T0);
+        step_bf16<MT, NT>(acc, x, w, c, __mmask32(0xffffffffu));
+    }
     if (kv < k) step_bf16<MT, NT>(acc, x, w, kv, __mmask32((1u << (k - kv)) - 1));
     for (int i = 0; i < mt; ++i)
         for (int j = 0; j < nt; ++j) y[i][j] = _mm512_reduce_add_ps(acc[i][j]);
@@ -255,8 +263,9 @@ void matmul_avx512_bf16(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix&
         }
         const int a = int(mt), b = int(nt);
         if (narrow) {
-            if (mt == 1) tile_bf16<1, 8>(xr, wr, k, yr, a, b);
-            else tile_bf16<2, 8>(xr, wr, k, yr, a, b);
+            const char* ahead = !rows && j + 2 * nt_max <= n ? reinterpret_cast<const char*>(wr[0] + nt_max * k) : nullptr;
+            if (mt == 1) tile_bf16<1, 8>(xr, wr, k, yr, a, b, ahead, nt_max * 32 * 2);
+            else tile_bf16<2, 8>(xr, wr, k, yr, a, b, ahead, nt_max * 32 * 2);
         } else {
             switch (mt) {
                 case 1: tile_bf16<1, 6>(xr, wr, k, yr, a, b); break;
