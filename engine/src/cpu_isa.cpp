@@ -133,11 +133,12 @@ Isa best_isa() {
 Isa best_fp32_isa() { return isa_supported(Isa::Avx2) ? Isa::Avx2 : Isa::Portable; }
 
 Isa choose_isa(const std::string& request) {
-    std::string want = request;
+    std::string want = request, source;
     if (want.empty() || want == "auto") {
         const char* env = std::getenv("CARBON_CPU_KERNELS");
         want = env && *env ? env : "auto";
         if (want == "auto") return best_isa();
+        source = "CARBON_CPU_KERNELS=" + want + " (from the environment): ";
     }
     if (want == "fp32") return best_fp32_isa();
     std::string names = "fp32";
@@ -145,11 +146,11 @@ Isa choose_isa(const std::string& request) {
         names += std::string(names.empty() ? "" : ", ") + isa_name(i);
         if (want != isa_name(i)) continue;
         if (!isa_supported(i))
-            throw Error(std::string("CPU kernels '") + isa_name(i) + "' cannot run on this CPU: they need " +
+            throw Error(source + "CPU kernels '" + isa_name(i) + "' cannot run on this CPU: they need " +
                         isa_required_flags(i) + "; this CPU has: " + cpu_flags_summary());
         return i;
     }
-    throw Error("unknown CPU kernels '" + want + "' (expected auto, " + names + ")");
+    throw Error(source + "unknown CPU kernels '" + want + "' (expected auto, " + names + ")");
 }
 
 Isa isa_for_dtype(Isa isa, DType weights) {

@@ -4,6 +4,7 @@
 // on each path against the portable path. A path this CPU cannot run is reported skipped, with the
 // flags it needs and the ones this CPU has.
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "carbon/backend.h"
@@ -226,5 +227,13 @@ TEST(unknown_or_unsupported_kernels_are_refused_with_the_reason) {
             CHECK_THROWS_WITH(cpu::choose_isa(cpu::isa_name(isa)), "cannot run on this CPU: they need",
                               cpu::isa_required_flags(isa));
     CHECK(cpu::choose_isa("") == cpu::best_isa() || std::getenv("CARBON_CPU_KERNELS"));
+    // A bad value in the environment is named as coming from there.
+    const char* before = std::getenv("CARBON_CPU_KERNELS");
+    const std::string saved = before ? before : "";
+    ::setenv("CARBON_CPU_KERNELS", "avx9", 1);
+    CHECK_THROWS_WITH(cpu::choose_isa(""), "CARBON_CPU_KERNELS=avx9 (from the environment): unknown CPU kernels 'avx9'");
+    CHECK(cpu::choose_isa("portable") == Isa::Portable);  // an explicit choice wins over the environment
+    if (before) ::setenv("CARBON_CPU_KERNELS", saved.c_str(), 1);
+    else ::unsetenv("CARBON_CPU_KERNELS");
 }
 CHECK_MAIN()
