@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "carbon/bandwidth_probe.h"
-#include "carbon/thread_pool.h"
 #include "carbon/cpu_features.h"
 #include "carbon/model.h"
 #include "carbon/output_file.h"
 #include "carbon/sampling.h"
+#include "carbon/thread_pool.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "commands.h"
@@ -146,13 +146,14 @@ int cmd_bench(const std::vector<std::string>& argv) {
                 human_bytes(double(be.memory_plan().weights)).c_str(), double(peak) / double(be.memory_plan().weights));
     // The decode figures against this machine's own limit: a batch-1 step reads the weights once.
     if (be.name() == "cpu") {
-        const double bandwidth = measure_read_bandwidth(mo.threads > 0 ? mo.threads : usable_cpus());
+        const int threads = mo.threads > 0 ? mo.threads : usable_cpus();
+        const double bandwidth = measure_read_bandwidth(threads);
         const double step_bytes = double(decode_weight_bytes(m->checkpoint().weights()));
         report["read_bandwidth_bytes_s"] = bandwidth;
         report["decode_step_weight_bytes"] = step_bytes;
         std::printf("read bandwidth %.1f GB/s with %d threads; a batch-1 decode step reads %.3f GB of weights: "
                     "at most %.1f tok/s\n",
-                    bandwidth / 1e9, mo.threads > 0 ? mo.threads : usable_cpus(), step_bytes / 1e9, bandwidth / step_bytes);
+                    bandwidth / 1e9, threads, step_bytes / 1e9, bandwidth / step_bytes);
         for (const auto& run : report["runs"])
             if (run["batch"] == 1) {
                 const double share = run["decode_tok_s"].get<double>() * step_bytes / bandwidth;

@@ -7,8 +7,8 @@
 #include <new>
 #include <sstream>
 
-#include "carbon/gpu_provider.h"
 #include "carbon/cpu_features.h"
+#include "carbon/gpu_provider.h"
 #include "carbon/model.h"
 #include "carbon/rope.h"
 #include "carbon/test_model.h"

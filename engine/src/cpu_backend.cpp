@@ -1,5 +1,6 @@
-// The CPU backend: the Llama forward pass over memory-mapped weights with fp32 activations and
-// accumulation, a block-allocated fp32 KV cache per sequence, and ragged batches. It is the
+// The CPU backend: the Llama forward pass over memory-mapped weights with fp32 accumulation (fp32
+// activations, or bf16 matmul inputs on the amx / avx512-bf16 kernels: cpu_isa.h), a
+// block-allocated fp32 KV cache per sequence, and ragged batches. With the fp32 kernels it is the
 // oracle the other backends are compared with, so it favours the plain formula (the one
 // transformers uses) over clever rearrangements.
 #include <algorithm>

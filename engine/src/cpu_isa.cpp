@@ -143,7 +143,7 @@ Isa choose_isa(const std::string& request) {
     if (want == "fp32") return best_fp32_isa();
     std::string names = "fp32";
     for (Isa i : all_isas()) {
-        names += std::string(names.empty() ? "" : ", ") + isa_name(i);
+        names += std::string(", ") + isa_name(i);
         if (want != isa_name(i)) continue;
         if (!isa_supported(i))
             throw Error(source + "CPU kernels '" + isa_name(i) + "' cannot run on this CPU: they need " +

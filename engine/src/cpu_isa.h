@@ -55,6 +55,9 @@ Isa isa_for_dtype(Isa isa, DType weights);
 // Whether the path rounds matmul inputs to bf16.
 inline bool isa_rounds_activations(Isa isa) { return isa == Isa::Avx512Bf16 || isa == Isa::Amx; }
 
+// Whether the path's CPU has AVX-512 (so the elementwise kernels may use it too).
+inline bool isa_has_avx512(Isa isa) { return isa == Isa::Avx512 || isa_rounds_activations(isa); }
+
 // The relevant flags this CPU has, space-separated (recorded with benchmark figures).
 std::string cpu_flags_summary();
 

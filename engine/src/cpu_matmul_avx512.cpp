@@ -100,7 +100,8 @@ CARBON_AVX512BF16 void tile_bf16(const uint16_t* const* x, const uint16_t* const
 
 // Walks the output in blocks: a thread takes a range of weight-row panels (NT rows each) and, for
 // each block of kRowBlock activation rows, runs every panel of its range against the block, MT
-// rows at a time. `kernel(i, mt, panel_rows, nt, y_rows)` computes one micro-tile.
+// rows at a time. `kernel(i, mt, j, nt)` computes the micro-tile of activation rows i .. i + mt - 1
+// against weight rows j .. j + nt - 1.
 template <typename Kernel>
 void walk(ThreadPool& pool, size_t m, size_t n, size_t nt_max, size_t mt_max, const Kernel& kernel) {
     const size_t panels = (n + nt_max - 1) / nt_max;

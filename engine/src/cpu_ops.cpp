@@ -224,7 +224,6 @@ constexpr size_t kPanelRows = 16;  // weight rows converted to f32 at once per t
 
 }  // namespace
 
-
 float dot_f32(const float* a, const float* b, size_t n) {
 #if CARBON_X86
     if (g_simd) return dot_f32_avx2(a, b, n);
@@ -326,8 +325,7 @@ void matmul_wt(ThreadPool& pool, const float* x, size_t m, size_t ldx, const Wei
 }
 
 void rmsnorm(const float* x, const void* weight, DType weight_dtype, size_t n, float eps, float* out, Isa isa) {
-    if (isa == Isa::Avx512 || isa == Isa::Avx512Bf16 || isa == Isa::Amx)
-        return detail::rmsnorm_avx512(x, weight, weight_dtype, n, eps, out);
+    if (isa_has_avx512(isa)) return detail::rmsnorm_avx512(x, weight, weight_dtype, n, eps, out);
     double ss = 0.0;  // transformers accumulates the mean in fp32; double here only tightens it
     for (size_t i = 0; i < n; ++i) ss += double(x[i]) * double(x[i]);
     const float inv = 1.0f / std::sqrt(float(ss / double(n)) + eps);
@@ -335,7 +333,7 @@ void rmsnorm(const float* x, const void* weight, DType weight_dtype, size_t n, f
 }
 
 void silu_mul(float* gate, const float* up, size_t n, Isa isa) {
-    if (isa == Isa::Avx512 || isa == Isa::Avx512Bf16 || isa == Isa::Amx) return detail::silu_mul_avx512(gate, up, n);
+    if (isa_has_avx512(isa)) return detail::silu_mul_avx512(gate, up, n);
     for (size_t i = 0; i < n; ++i) {
         const float g = gate[i];
         gate[i] = g / (1.0f + std::exp(-g)) * up[i];

@@ -1,6 +1,7 @@
-// The CPU backend's numerical building blocks, all with fp32 activations and fp32 accumulation
-// over f32/f16/bf16 weights stored row-major as in the checkpoint ([out_features, in_features]).
-// AVX2+FMA(+F16C) paths are chosen at run time; the portable paths compute the same sums.
+// The CPU backend's numerical building blocks, with fp32 accumulation over f32/f16/bf16 weights
+// stored row-major as in the checkpoint ([out_features, in_features]). The matmul takes the
+// instruction-set path it is given (cpu_isa.h; the bf16 paths round its inputs to bf16); the rest
+// use AVX2+FMA(+F16C) or AVX-512 where chosen, and portable code otherwise.
 #pragma once
 
 #include <cstddef>
@@ -87,6 +88,5 @@ void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<con
 
 // Copies row `row` of W into out as f32.
 void load_row(const WeightMatrix& w, size_t row, float* out);
-
 
 }  // namespace carbon::cpu

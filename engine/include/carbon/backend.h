@@ -41,7 +41,8 @@ struct ForwardOutput {
 struct BackendOptions {
     int threads = 0;  // CPU worker threads; <= 0: all cores
     // CPU backend's instruction-set path: "" or "auto" (CARBON_CPU_KERNELS from the environment,
-    // else the best this CPU has), or portable, avx2, avx512, avx512-bf16, amx (cpu_isa.h).
+    // else the best this CPU has), "fp32" (the best with fp32 activations), or portable, avx2,
+    // avx512, avx512-bf16, amx (cpu_isa.h).
     std::string cpu_kernels;
 };
 

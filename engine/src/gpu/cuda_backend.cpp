@@ -377,8 +377,8 @@ std::vector<std::uintptr_t> CudaBackend::step_key(const Step& s) const {
                                   std::uintptr_t(s.max_kv), std::uintptr_t(s.t.page_table_stride),
                                   std::uintptr_t(s.head), s.width};
     k.insert(k.end(), s.rows.begin(), s.rows.end());
-    for (const DeviceMemory* m : {&tables_, &h_, &xn_, &q_, &k_, &v_, &qc_, &att_, &gate_, &up_, &ao_, &attn_ws_, &bad_ids_,
-                                  &sel_, &logits_, &gemv_ws_}) {
+    for (const DeviceMemory* m : {&tables_, &h_, &xn_, &xg_, &q_, &k_, &v_, &qc_, &att_, &gate_, &up_, &ao_, &attn_ws_,
+                                  &bad_ids_, &sel_, &logits_, &gemv_ws_}) {
         k.push_back(reinterpret_cast<std::uintptr_t>(m->get()));
         k.push_back(m->bytes());
     }

@@ -20,8 +20,9 @@ struct CudaBackendOptions {
     // The KV cache's type: BF16 (half the memory) or F32. Checkpoints whose weights are not bf16 get
     // an fp32 cache (the attention output then feeds their GEMMs through one cast), and describe() says so.
     DType kv_type = DType::BF16;
-    // Decode steps (the batch-invariant decode path) recorded once per shape as a CUDA graph and
-    // replayed: one launch per step instead of a few hundred. The same work either way.
+    // Decode steps (up to 16 new tokens per sequence, GEMV or GEMM projections) recorded once per
+    // shape as a CUDA graph and replayed: one launch per step instead of a few hundred. The same
+    // work either way.
     bool graphs = true;
 };
 
