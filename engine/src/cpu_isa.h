@@ -4,8 +4,8 @@
 //   portable     plain C++; fp32 activations
 //   avx2         AVX2 + FMA (+F16C); fp32 activations, 8-lane accumulators
 //   avx512       AVX-512 F/BW; fp32 activations, 16-lane accumulators
-//   avx512-bf16  AVX-512 BF16 dot products (vdpbf16ps): activations rounded to bf16 at each matmul
-//                input, products summed in fp32; bf16 weights only
+//   avx512-bf16  AVX-512 BF16 pair products (vdpbf16ps): activations rounded to bf16 at each matmul
+//                input, products summed in fp32, pair by pair; bf16 weights only
 //   amx          AMX-BF16 tiles (tdpbf16ps), the same numbers class as avx512-bf16; bf16 weights
 //
 // Every path is batch-invariant on its own (a row's result does not depend on the other rows of

@@ -16,6 +16,7 @@
 
 #if defined(__x86_64__)
 #include "x86_intrinsics.h"
+#include "x86_transpose.h"
 
 namespace carbon::cpu::detail {
 
@@ -44,31 +45,6 @@ TileConfig make_config() {
         c.rows[t] = kTile;
     }
     return c;
-}
-
-// Packs the activation rows into B tiles: tile (row block rb, k block kb) at
-// ((rb * nkb + kb) * 256) uint32s, element [pair p][row r] = the pair (x[r][32kb + 2p], x[r][32kb + 2p + 1]);
-// a last block's missing rows are zeros.
-CARBON_AMX void pack_block(const Bf16Rows& x, size_t rb, size_t nkb, uint32_t* base) {
-    const size_t rows = std::min(kTile, x.m - rb * kTile), pairs_per_row = x.k_padded / 2;
-    const uint32_t* src = reinterpret_cast<const uint32_t*>(x.data.data() + rb * kTile * x.k_padded);
-    const __m512i offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                               _mm512_set1_epi32(int(pairs_per_row)));
-    const __mmask16 valid = __mmask16((1u << rows) - 1);
-    for (size_t q = 0; q < nkb * kTile; ++q)  // q = kb * 16 + p: the pair index within a row
-        _mm512_storeu_si512(base + q * kTile, _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), valid, offsets,
-                                                                          src + q, 4));
-}
-
-void pack_rows(ThreadPool& pool, const Bf16Rows& x, std::vector<uint32_t>& packed) {
-    const size_t nkb = x.k_padded / kBlockK, nrb = (x.m + kTile - 1) / kTile;
-    packed.resize(nrb * nkb * kTile * kTile);
-    auto pack = [&](size_t b0, size_t b1) {
-        for (size_t rb = b0; rb < b1; ++rb) pack_block(x, rb, nkb, packed.data() + rb * nkb * kTile * kTile);
-    };
-    // Decode-sized calls are packed here: waking the workers would cost more than the copy.
-    if (nrb <= 4) pack(0, nrb);
-    else pool.parallel_for(nrb, 1, [&](size_t b0, size_t b1, int) { pack(b0, b1); });
 }
 
 // Where a 32-row weight panel's A tiles come from: the mapping itself (two 16-row runs at stride k)
@@ -146,31 +122,6 @@ CARBON_AMX void panel_tiles(const Panel& p, const uint32_t* b0, const uint32_t* 
     CARBON_MEMORY_BARRIER();
 }
 
-// Transposes a 16 x 16 fp32 block held as 16 rows: unpacks within 128-bit lanes, then moves lanes.
-CARBON_AMX inline void transpose16(__m512 (&r)[16]) {
-    __m512 t[16], u[16];
-    for (int k = 0; k < 8; ++k) {
-        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
-    }
-    for (int k = 0; k < 4; ++k) {
-        const __m512d a = _mm512_castps_pd(t[4 * k]), b = _mm512_castps_pd(t[4 * k + 1]);
-        const __m512d c = _mm512_castps_pd(t[4 * k + 2]), d = _mm512_castps_pd(t[4 * k + 3]);
-        u[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));      // element 4L + 0 of rows 4k..4k+3
-        u[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));  // 4L + 1
-        u[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));  // 4L + 2
-        u[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));  // 4L + 3
-    }
-    for (int c = 0; c < 4; ++c) {
-        const __m512 v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), w0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xdd);
-        const __m512 v1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88), w1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xdd);
-        r[c] = _mm512_shuffle_f32x4(v0, v1, 0x88);
-        r[8 + c] = _mm512_shuffle_f32x4(v0, v1, 0xdd);
-        r[4 + c] = _mm512_shuffle_f32x4(w0, w1, 0x88);
-        r[12 + c] = _mm512_shuffle_f32x4(w0, w1, 0xdd);
-    }
-}
-
 // Writes C tiles out[a + 2b] (a: weight block, b: activation block; [weight row][activation row])
 // into y transposed: y[r0 + r][c0 + 16a + c] for r < nr, c < the block's valid weight rows.
 CARBON_AMX void store_transposed(const float (*out)[kTile][kTile], size_t blocks, size_t m, size_t n, size_t rb,
@@ -202,7 +153,7 @@ void matmul_amx(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, cons
                 size_t ldy) {
     const size_t m = x.m, nkb = x.k_padded / kBlockK, nrb = (m + kTile - 1) / kTile;
     thread_local std::vector<uint32_t> packed_rows;  // the caller's; the workers read it through `packed`
-    pack_rows(pool, x, packed_rows);
+    pack_rows(pool, x, packed_rows);  // B tile (rb, kb) at (rb * nkb + kb) * 256
     const uint32_t* packed = packed_rows.data();
     static const TileConfig config = make_config();
     const size_t panels = (n + 2 * kTile - 1) / (2 * kTile);

@@ -1,7 +1,7 @@
-// The AVX-512 matmul paths (cpu_matmul_paths.h): fp32 activations with 16-lane FMA accumulators,
-// and bf16 activations with AVX-512 BF16 dot products (vdpbf16ps, 32 products per instruction).
+// The AVX-512 fp32-activation matmul path (cpu_matmul_paths.h), with 16-lane FMA accumulators, and
+// the AVX-512 RMSNorm and SiLU. (The bf16 path is cpu_matmul_avx512_bf16.cpp.)
 //
-// One micro-kernel shape per path serves every batch: MT activation rows against NT weight rows,
+// One micro-kernel shape serves every batch: MT activation rows against NT weight rows,
 // one accumulator per output, read straight from the weights in their stored dtype (no packing,
 // no copy). Each output is summed in the same order whatever MT, NT, the thread or the block it
 // falls in (the chunks of k in order, the last chunk masked, then one horizontal sum), so a row's
@@ -22,7 +22,6 @@ namespace carbon::cpu::detail {
 namespace {
 
 #define CARBON_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
-#define CARBON_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,avx2,fma,f16c")))
 
 constexpr size_t kRowBlock = 64;  // activation rows per block (64 x 3,072 fp32 = 768 KB: L2)
 
@@ -58,42 +57,6 @@ CARBON_AVX512 void tile_f32(const float* const* x, const uint8_t* const* w, size
     const size_t kv = k & ~size_t(15);
     for (size_t c = 0; c < kv; c += 16) step_f32<T, MT, NT>(acc, x, w, c, __mmask16(0xffff));
     if (kv < k) step_f32<T, MT, NT>(acc, x, w, kv, __mmask16((1u << (k - kv)) - 1));
-    for (int i = 0; i < mt; ++i)
-        for (int j = 0; j < nt; ++j) y[i][j] = _mm512_reduce_add_ps(acc[i][j]);
-}
-
-// The same over bf16: 32-wide chunks through vdpbf16ps (each lane adds two products). The
-// activations are padded to whole chunks with zeros; the weights' tail chunk is masked.
-template <int MT, int NT>
-CARBON_AVX512BF16 inline __attribute__((always_inline)) void step_bf16(__m512 (&acc)[MT][NT],
-                                                                       const uint16_t* const* x,
-                                                                       const uint16_t* const* w, size_t c,
-                                                                       __mmask32 mask) {
-    __m512i xv[MT];
-    for (int i = 0; i < MT; ++i) xv[i] = _mm512_loadu_si512(x[i] + c);
-    for (int j = 0; j < NT; ++j) {
-        const __m512i wv = _mm512_maskz_loadu_epi16(mask, w[j] + c);
-        for (int i = 0; i < MT; ++i) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], (__m512bh)xv[i], (__m512bh)wv);
-    }
-}
-
-// `ahead` (decode): where the next panel's rows start when they follow these in memory; fetched
-// while these stream, `ahead_step` bytes per chunk, so each panel starts from the cache (rows of a
-// few KB are too short for the hardware prefetcher to ramp up on its own).
-template <int MT, int NT>
-CARBON_AVX512BF16 void tile_bf16(const uint16_t* const* x, const uint16_t* const* w, size_t k, float* const* y, int mt,
-                                 int nt, const char* ahead = nullptr, size_t ahead_step = 0) {
-    __m512 acc[MT][NT];
-    for (auto& r : acc)
-        for (auto& a : r) a = _mm512_setzero_ps();
-    const size_t kv = k & ~size_t(31);
-    for (size_t c = 0; c < kv; c += 32) {
-        if (ahead)
-            for (size_t line = 0; line < ahead_step; line += 64)
-                _mm_prefetch(ahead + c / 32 * ahead_step + line, _MM_HINT_T0);
-        step_bf16<MT, NT>(acc, x, w, c, __mmask32(0xffffffffu));
-    }
-    if (kv < k) step_bf16<MT, NT>(acc, x, w, kv, __mmask32((1u << (k - kv)) - 1));
     for (int i = 0; i < mt; ++i)
         for (int j = 0; j < nt; ++j) y[i][j] = _mm512_reduce_add_ps(acc[i][j]);
 }
@@ -149,19 +112,6 @@ void matmul_avx512_t(ThreadPool& pool, const float* x, size_t m, size_t ldx, con
             }
         }
     });
-}
-
-CARBON_AVX512BF16 void round_rows(const float* x, size_t k, size_t k_padded, uint16_t* out) {
-    size_t c = 0;
-    for (; c + 16 <= k; c += 16)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + c)));
-    if (c < k) {
-        const __mmask16 mask = __mmask16((1u << (k - c)) - 1);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c),
-                            (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(mask, x + c)));
-        c += 16;
-    }
-    for (; c < k_padded; ++c) out[c] = 0;
 }
 
 // exp(x) for 16 lanes: x = n ln2 + r with |r| <= ln2 / 2, a degree-7 Taylor polynomial for e^r
@@ -230,54 +180,6 @@ void matmul_avx512(ThreadPool& pool, const float* x, size_t m, size_t ldx, const
     }
 }
 
-void round_rows_to_bf16(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Bf16Rows& out) {
-    out.m = m;
-    out.k = k;
-    out.k_padded = (k + 31) & ~size_t(31);
-    out.data.resize(m * out.k_padded);
-    auto round = [&](size_t r0, size_t r1) {
-        for (size_t r = r0; r < r1; ++r) round_rows(x + r * ldx, k, out.k_padded, out.data.data() + r * out.k_padded);
-    };
-    // Decode-sized calls are rounded here: waking the workers would cost more than the rounding.
-    if (m <= 64) round(0, m);
-    else pool.parallel_for(m, 16, [&](size_t r0, size_t r1, int) { round(r0, r1); });
-}
-
-void matmul_avx512_bf16(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, const int32_t* rows, size_t n,
-                        float* y, size_t ldy) {
-    const size_t k = w.cols, m = x.m;
-    const bool narrow = m <= 2;
-    const size_t nt_max = narrow ? 8 : 6, mt_max = narrow ? 2 : 4;
-    const uint16_t* wbase = static_cast<const uint16_t*>(w.data);
-    walk(pool, m, n, nt_max, mt_max, [&](size_t i, size_t mt, size_t j, size_t nt) {
-        const uint16_t* wr[8];
-        for (size_t r = 0; r < nt_max; ++r) {
-            const size_t jj = j + std::min(r, nt - 1);
-            wr[r] = wbase + (rows ? size_t(rows[jj]) : jj) * k;
-        }
-        const uint16_t* xr[4];
-        float* yr[4];
-        for (size_t r = 0; r < mt_max; ++r) {
-            const size_t ii = i + std::min(r, mt - 1);
-            xr[r] = x.data.data() + ii * x.k_padded;
-            yr[r] = y + ii * ldy + j;
-        }
-        const int a = int(mt), b = int(nt);
-        if (narrow) {
-            const char* ahead = !rows && j + 2 * nt_max <= n ? reinterpret_cast<const char*>(wr[0] + nt_max * k) : nullptr;
-            if (mt == 1) tile_bf16<1, 8>(xr, wr, k, yr, a, b, ahead, nt_max * 32 * 2);
-            else tile_bf16<2, 8>(xr, wr, k, yr, a, b, ahead, nt_max * 32 * 2);
-        } else {
-            switch (mt) {
-                case 1: tile_bf16<1, 6>(xr, wr, k, yr, a, b); break;
-                case 2: tile_bf16<2, 6>(xr, wr, k, yr, a, b); break;
-                case 3: tile_bf16<3, 6>(xr, wr, k, yr, a, b); break;
-                default: tile_bf16<4, 6>(xr, wr, k, yr, a, b); break;
-            }
-        }
-    });
-}
-
 }  // namespace carbon::cpu::detail
 
 #else  // not x86-64: the dispatcher never selects these paths (isa_supported is false)
@@ -286,12 +188,6 @@ namespace carbon::cpu::detail {
 void matmul_avx512(ThreadPool&, const float*, size_t, size_t, const WeightMatrix&, const int32_t*, size_t, float*,
                    size_t) {
     throw Error("AVX-512 kernels are not built for this architecture");
-}
-void round_rows_to_bf16(ThreadPool&, const float*, size_t, size_t, size_t, Bf16Rows&) {
-    throw Error("AVX-512 BF16 kernels are not built for this architecture");
-}
-void matmul_avx512_bf16(ThreadPool&, const Bf16Rows&, const WeightMatrix&, const int32_t*, size_t, float*, size_t) {
-    throw Error("AVX-512 BF16 kernels are not built for this architecture");
 }
 void silu_mul_avx512(float*, const float*, size_t) { throw Error("AVX-512 kernels are not built for this architecture"); }
 void rmsnorm_avx512(const float*, const void*, DType, size_t, float, float*) {

@@ -25,8 +25,13 @@ struct Bf16Rows {
 };
 void round_rows_to_bf16(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Bf16Rows& out);
 
-// vdpbf16ps: per output one 16-lane fp32 accumulator over the 32-element chunks of k in order (the
-// last chunk's missing weights masked to zero), then one horizontal sum.
+// The rows in pairs of k interleaved across blocks of 16 rows (the AMX B-tile layout): block rb at
+// rb * k_padded / 2 * 16 uint32s, element [q][r] = (x[16rb + r][2q], x[16rb + r][2q + 1]); a last
+// block's missing rows are zeros.
+void pack_rows(ThreadPool& pool, const Bf16Rows& x, std::vector<uint32_t>& packed);
+
+// vdpbf16ps: y^T = W x^T, a weight pair broadcast against the packed pairs of 16 activation rows;
+// per output one fp32 lane over the pairs of k in order (as the AMX tiles add them).
 void matmul_avx512_bf16(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, const int32_t* rows, size_t n,
                         float* y, size_t ldy);
 

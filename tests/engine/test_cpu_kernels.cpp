@@ -32,12 +32,13 @@ struct Problem {
 };
 
 // Sizes that cross every edge of every path: k below, at and past the 8/16/32-wide chunks and
-// AMX's 32-wide blocks; n across the 6/8-row micro-tiles and AMX's 32-row panels (full, partial,
-// DNA-row indirection); m across the 4-row micro-tiles, the 16-row AMX blocks and their pairs, and
-// (130) the row blocks the AVX-512 paths (64) and AMX (128) take at a time.
+// AMX's 32-wide blocks, odd k (a last half pair); n across the 6/8/12-row micro-tiles and the
+// 16/32-row panels (full, partial, DNA-row indirection); m across the 4-row micro-tiles, the 8 rows
+// up to which avx512-bf16 takes its decode kernel (8, 9), the 16-row blocks and their pairs, and
+// (130) the row blocks the AVX-512 paths (64) and the bf16 paths (128) take at a time.
 std::vector<Problem> problems() {
     std::vector<Problem> p;
-    for (size_t m : {1, 2, 3, 5, 17, 40})
+    for (size_t m : {1, 2, 3, 5, 8, 9, 17, 40})
         for (size_t n : {1, 7, 33, 64, 100})
             for (size_t k : {1, 7, 9, 31, 32, 33, 64, 100, 257})
                 for (bool rows : {false, true}) p.push_back({m, n, k, rows});
