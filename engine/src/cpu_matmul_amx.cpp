@@ -157,8 +157,7 @@ void matmul_amx(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, cons
     const uint32_t* packed = packed_rows.data();
     static const TileConfig config = make_config();
     const size_t panels = (n + 2 * kTile - 1) / (2 * kTile);
-    const size_t grain = std::max<size_t>(1, panels / (size_t(pool.size()) * 4));
-    pool.parallel_for(panels, grain, [&](size_t p0, size_t p1, int) {
+    pool.parallel_for(panels, panel_grain(pool, panels), [&](size_t p0, size_t p1, int) {
         thread_local std::vector<uint16_t> copy;
         Panel panel;
         alignas(64) float out[4][kTile][kTile];

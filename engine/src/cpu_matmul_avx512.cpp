@@ -68,8 +68,7 @@ CARBON_AVX512 void tile_f32(const float* const* x, const uint8_t* const* w, size
 template <typename Kernel>
 void walk(ThreadPool& pool, size_t m, size_t n, size_t nt_max, size_t mt_max, const Kernel& kernel) {
     const size_t panels = (n + nt_max - 1) / nt_max;
-    const size_t grain = std::max<size_t>(1, panels / (size_t(pool.size()) * 4));
-    pool.parallel_for(panels, grain, [&](size_t p0, size_t p1, int) {
+    pool.parallel_for(panels, panel_grain(pool, panels), [&](size_t p0, size_t p1, int) {
         for (size_t i0 = 0; i0 < m; i0 += kRowBlock) {
             const size_t i1 = std::min(m, i0 + kRowBlock);
             for (size_t p = p0; p < p1; ++p) {
@@ -88,10 +87,7 @@ void matmul_avx512_t(ThreadPool& pool, const float* x, size_t m, size_t ldx, con
     const size_t nt_max = narrow ? 8 : 6, mt_max = narrow ? 2 : 4;
     walk(pool, m, n, nt_max, mt_max, [&](size_t i, size_t mt, size_t j, size_t nt) {
         const uint8_t* wr[8];
-        for (size_t r = 0; r < nt_max; ++r) {
-            const size_t jj = j + std::min(r, nt - 1);  // past the edge: repeat the last row, not stored
-            wr[r] = static_cast<const uint8_t*>(w.data) + (rows ? size_t(rows[jj]) : jj) * row_bytes;
-        }
+        panel_rows(static_cast<const uint8_t*>(w.data), rows, row_bytes, j, nt, nt_max, wr);
         const float* xr[4];
         float* yr[4];
         for (size_t r = 0; r < mt_max; ++r) {

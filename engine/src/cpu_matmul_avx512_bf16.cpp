@@ -46,7 +46,7 @@ CARBON_AVX512BF16 void round_row(const float* x, size_t k, size_t k_padded, uint
 CARBON_AVX512BF16 void pack_block(const Bf16Rows& x, size_t rb, uint32_t* base) {
     const size_t rows = std::min(kLanes, x.m - rb * kLanes), pairs = x.k_padded / 2;
     const uint32_t* src = reinterpret_cast<const uint32_t*>(x.data.data() + rb * kLanes * x.k_padded);
-    if (rows < kLanes) {  // decode-sized: a few rows, the other lanes zero
+    if (rows < kLanes) {  // a last, partial block: the missing rows' lanes zero
         std::memset(base, 0, pairs * kLanes * sizeof(uint32_t));
         for (size_t r = 0; r < rows; ++r)
             for (size_t q = 0; q < pairs; ++q) base[q * kLanes + r] = src[r * pairs + q];
@@ -128,7 +128,7 @@ CARBON_AVX512BF16 void tile_decode(const uint16_t* const* w, const uint16_t* con
             __m512 t[16];
             for (int r = 0; r < 16; ++r) t[r] = _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(mask, w[16 * h + r] + c));
             transpose16(t);  // t[q] lane r = weight row 16h + r's pair q0 + q
-            if (qn == 16) {
+            if (qn == 16) {  // a constant trip count keeps t[] in registers
                 for (int q = 0; q < 16; ++q)
                     for (int i = 0; i < MT; ++i)
                         acc[h][i] = _mm512_dpbf16_ps(acc[h][i], (__m512bh)_mm512_castps_si512(t[q]),
@@ -149,7 +149,7 @@ CARBON_AVX512BF16 void tile_decode(const uint16_t* const* w, const uint16_t* con
     }
 }
 
-constexpr int kPanelRows = 12;  // weight rows per prefill tile, against 2 blocks of 16 rows: 24 accumulators
+constexpr size_t kPanelRows = 12;  // weight rows per prefill tile, against 2 blocks of 16 rows: 24 accumulators
 constexpr size_t kDecodeRows = 8;   // at most this many activation rows take tile_decode
 
 }  // namespace
@@ -188,15 +188,11 @@ void matmul_decode(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, c
     constexpr size_t kPanel = 32;
     const size_t m = x.m, k = w.cols, panels = (n + kPanel - 1) / kPanel;
     const uint16_t* wbase = static_cast<const uint16_t*>(w.data);
-    const size_t grain = std::max<size_t>(1, panels / (size_t(pool.size()) * 4));
-    pool.parallel_for(panels, grain, [&](size_t p0, size_t p1, int) {
+    pool.parallel_for(panels, panel_grain(pool, panels), [&](size_t p0, size_t p1, int) {
         for (size_t p = p0; p < p1; ++p) {
             const size_t j = p * kPanel, nr = std::min(kPanel, n - j);
             const uint16_t* wr[kPanel];
-            for (size_t r = 0; r < kPanel; ++r) {  // past the edge: repeat the last row, not stored
-                const size_t jj = j + std::min(r, nr - 1);
-                wr[r] = wbase + (rows ? size_t(rows[jj]) : jj) * k;
-            }
+            panel_rows(wbase, rows, k, j, nr, kPanel, wr);
             const char* ahead = !rows && j + 2 * kPanel <= n ? reinterpret_cast<const char*>(wbase + (j + kPanel) * k) : nullptr;
             for (size_t i = 0; i < m; i += 4) {
                 const size_t mt = std::min<size_t>(4, m - i);
@@ -235,17 +231,13 @@ void matmul_avx512_bf16(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix&
     const uint32_t* packed = packed_rows.data();
     const uint16_t* wbase = static_cast<const uint16_t*>(w.data);
     const size_t panels = (n + kPanelRows - 1) / kPanelRows;
-    const size_t grain = std::max<size_t>(1, panels / (size_t(pool.size()) * 4));
-    pool.parallel_for(panels, grain, [&](size_t p0, size_t p1, int) {
+    pool.parallel_for(panels, panel_grain(pool, panels), [&](size_t p0, size_t p1, int) {
         for (size_t rb0 = 0; rb0 < nrb; rb0 += kRowBlock / kLanes) {
             const size_t rb1 = std::min(nrb, rb0 + kRowBlock / kLanes);
             for (size_t p = p0; p < p1; ++p) {
-                const size_t j = p * kPanelRows, nr = std::min<size_t>(kPanelRows, n - j);
+                const size_t j = p * kPanelRows, nr = std::min(kPanelRows, n - j);
                 const uint16_t* wr[kPanelRows];
-                for (size_t r = 0; r < size_t(kPanelRows); ++r) {  // past the edge: repeat the last row, not stored
-                    const size_t jj = j + std::min(r, nr - 1);
-                    wr[r] = wbase + (rows ? size_t(rows[jj]) : jj) * k;
-                }
+                panel_rows(wbase, rows, k, j, nr, kPanelRows, wr);
                 for (size_t rb = rb0; rb < rb1; rb += 2) {
                     const uint32_t* xp = packed + rb * block;
                     float* yo = y + rb * kLanes * ldy + j;

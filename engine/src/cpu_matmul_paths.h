@@ -13,6 +13,24 @@
 
 namespace carbon::cpu::detail {
 
+// Pointers to the `count` weight rows of a panel starting at output j (row rows[j + r] when a row
+// list is given, else j + r), `stride` elements apart; past the panel's `valid` rows the last
+// valid one is repeated (computed, never stored).
+template <typename T>
+inline void panel_rows(const T* base, const int32_t* rows, size_t stride, size_t j, size_t valid, size_t count,
+                       const T** out) {
+    for (size_t r = 0; r < count; ++r) {
+        const size_t jj = j + (r < valid ? r : valid - 1);
+        out[r] = base + (rows ? size_t(rows[jj]) : jj) * stride;
+    }
+}
+
+// Panels per parallel_for task: about four tasks per thread, so uneven threads even out.
+inline size_t panel_grain(const ThreadPool& pool, size_t panels) {
+    const size_t g = panels / (size_t(pool.size()) * 4);
+    return g ? g : 1;
+}
+
 // fp32 activations, 16-lane accumulators (any weight dtype).
 void matmul_avx512(ThreadPool& pool, const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
                    size_t n, float* y, size_t ldy);

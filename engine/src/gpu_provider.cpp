@@ -13,6 +13,7 @@
 
 #include "carbon/model_catalog.h"
 #include "carbon/sampling.h"
+#include "carbon/user_dirs.h"
 
 namespace carbon {
 
@@ -33,11 +34,8 @@ std::string env(const char* name) {
 }
 
 fs::path cache_file() {
-    fs::path base;
-    if (const std::string x = env("XDG_CACHE_HOME"); !x.empty()) base = x;
-    else if (const std::string h = env("HOME"); !h.empty()) base = fs::path(h) / ".cache";
-    else return {};
-    return base / "carbon-studio" / "gpu-self-check.tsv";
+    const fs::path base = user_cache_dir();
+    return base.empty() ? fs::path() : base / "carbon-studio" / "gpu-self-check.tsv";
 }
 
 // The model's files as they are now: a changed or replaced file is a new key.

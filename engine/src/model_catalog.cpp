@@ -10,6 +10,7 @@
 
 #include "carbon/checkpoint.h"
 #include "carbon/tokenizer.h"
+#include "carbon/user_dirs.h"
 
 namespace carbon {
 
@@ -107,8 +108,7 @@ fs::path default_hf_hub_dir() {
     };
     if (auto v = env("HF_HUB_CACHE"); !v.empty()) return v;
     if (auto v = env("HF_HOME"); !v.empty()) return fs::path(v) / "hub";
-    if (auto v = env("XDG_CACHE_HOME"); !v.empty()) return fs::path(v) / "huggingface" / "hub";
-    if (auto v = env("HOME"); !v.empty()) return fs::path(v) / ".cache" / "huggingface" / "hub";
+    if (const fs::path cache = user_cache_dir(); !cache.empty()) return cache / "huggingface" / "hub";
     return {};
 }
 

@@ -14,6 +14,7 @@
 
 #include "carbon/common.h"
 #include "carbon/input_file.h"
+#include "carbon/user_dirs.h"
 
 namespace carbon::storage {
 
@@ -64,7 +65,7 @@ uint64_t fnv1a(const std::string& s) {
 
 // Builds the index into a folder of its own under index_dir, named after the FASTA as it is now,
 // through temporary names so a concurrent reader never sees half an index.
-void build_index(const std::string& path, size_t size, bool bgzip, const fs::path& dir, const fs::path& fai,
+void build_index(const std::string& path, bool bgzip, const fs::path& dir, const fs::path& fai,
                  const fs::path& gzi) {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -75,9 +76,8 @@ void build_index(const std::string& path, size_t size, bool bgzip, const fs::pat
     if (rc != 0) {
         fs::remove(tmp_fai, ec);
         fs::remove(tmp_gzi, ec);
-        throw Error(path + ": htslib could not index this FASTA (" + std::to_string(size) +
-                    " bytes): every line of a sequence but its last must have the same length, and names must "
-                    "be unique; htslib's own message is on standard error");
+        throw Error(path + ": htslib could not index this FASTA: every line of a sequence but its last must have "
+                           "the same length, and names must be unique; htslib's own message is on standard error");
     }
     if (bgzip) fs::rename(tmp_gzi, gzi, ec);
     if (!ec) fs::rename(tmp_fai, fai, ec);
@@ -104,10 +104,8 @@ std::vector<ReferenceContig> read_fai(const fs::path& fai, const std::string& pa
 }  // namespace
 
 std::string ReferenceGenome::default_index_dir() {
-    fs::path base;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) base = x;
-    else if (const char* h = std::getenv("HOME"); h && *h) base = fs::path(h) / ".cache";
-    else base = fs::temp_directory_path();
+    fs::path base = user_cache_dir();
+    if (base.empty()) base = fs::temp_directory_path();
     return (base / "carbon-studio" / "faidx").string();
 }
 
@@ -132,7 +130,7 @@ std::unique_ptr<ReferenceGenome> ReferenceGenome::open(const std::string& path, 
         fai = dir / "index.fai";
         gzi = dir / "index.gzi";
         if (!fs::is_regular_file(fai, ec) || (bgzip && !fs::is_regular_file(gzi, ec)))
-            build_index(path, size, bgzip, dir, fai, gzi);
+            build_index(path, bgzip, dir, fai, gzi);
     }
 
     std::unique_ptr<ReferenceGenome> g(new ReferenceGenome);

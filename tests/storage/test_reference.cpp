@@ -7,6 +7,7 @@
 // contig. Without samtools/bgzip the comparisons with them report themselves skipped.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
