@@ -350,6 +350,29 @@ inline void finalize(SequenceScore& r, const std::vector<float>& logp, const std
     r.token_mean_logp = tn ? ts / double(tn) : kNaN;
 }
 
+// Brings `seq` (whose tokens `cache` lists) to hold the first `need` tokens of the window that
+// starts at 6-mer s (the prefix, then dna[s..]): keeps the longest prefix it already shares and
+// forwards the rest without logits, in passes of at most `chunk` tokens; `fed` counts them.
+inline void extend_prefix(Backend& backend, SeqId seq, std::vector<int32_t>& cache, const std::vector<int32_t>& prefix,
+                          const std::vector<int32_t>& dna, size_t s, size_t need, size_t chunk, size_t& fed) {
+    const size_t P = prefix.size();
+    auto tok = [&](size_t p) { return p < P ? prefix[p] : dna[s + p - P]; };
+    size_t lcp = 0;
+    while (lcp < cache.size() && lcp < need && cache[lcp] == tok(lcp)) ++lcp;
+    backend.truncate_sequence(seq, lcp);
+    cache.resize(lcp);
+    ForwardOutput none;
+    while (cache.size() < need) {
+        const size_t m = std::min(need - cache.size(), std::max<size_t>(1, chunk));
+        std::vector<int32_t> part(m);
+        for (size_t i = 0; i < m; ++i) part[i] = tok(cache.size() + i);
+        ForwardItem it{seq, part, false};
+        backend.forward(std::span(&it, 1), Head::None, none);
+        cache.insert(cache.end(), part.begin(), part.end());
+        fed += m;
+    }
+}
+
 // Everything one sequence's scoring keeps while its job runs.
 struct ScoreState {
     Prepared prep;

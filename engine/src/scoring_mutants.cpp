@@ -138,26 +138,6 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
         const size_t all = p.fixed_count + count;
         out.base_mean_logp[p.index] = all ? (p.fixed_sum + sum) / double(all) : kNaN;
     };
-    // Brings `pre` to hold window `task`'s tokens up to (not including) 6-mer t.
-    auto prepare_prefix = [&](const Task& task, size_t t) {
-        const size_t P = ref.prep.prefix.size(), need = P + t - task.s;
-        auto tok = [&](size_t p) { return p < P ? ref.prep.prefix[p] : ref.prep.dna[task.s + p - P]; };
-        size_t lcp = 0;
-        while (lcp < ref.cache.size() && lcp < need && ref.cache[lcp] == tok(lcp)) ++lcp;
-        backend.truncate_sequence(pre.seq, lcp);
-        ref.cache.resize(lcp);
-        ForwardOutput none;
-        while (ref.cache.size() < need) {
-            const size_t m = std::min(need - ref.cache.size(), std::max<size_t>(1, options.chunk_tokens));
-            std::vector<int32_t> chunk(m);
-            for (size_t i = 0; i < m; ++i) chunk[i] = tok(ref.cache.size() + i);
-            ForwardItem it{pre.seq, chunk, false};
-            backend.forward(std::span(&it, 1), Head::None, none);
-            ref.cache.insert(ref.cache.end(), chunk.begin(), chunk.end());
-            out.mutant_tokens += m;
-        }
-    };
-
     auto next = [&]() -> std::unique_ptr<Job> {
         while (next_i < order.size()) {
             const size_t idx = order[next_i++];
@@ -189,7 +169,10 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
             }
             std::vector<int32_t> dna = ref.prep.dna;
             dna[t] = tokenizer.encode_dna(block, false).ids[1];
-            prepare_prefix(tasks.front(), t);
+            // `pre` holds the window's tokens before 6-mer t (the mutant's own 6-mer is scored
+            // from the reference's distribution at its step).
+            extend_prefix(backend, pre.seq, ref.cache, ref.prep.prefix, ref.prep.dna, tasks.front().s,
+                          ref.prep.prefix.size() + t - tasks.front().s, options.chunk_tokens, out.mutant_tokens);
             const SeqId forked = backend.fork_sequence(pre.seq);
             p->cache = ref.cache;
             p->sink = std::make_unique<SumSink>(up, t);

@@ -65,9 +65,29 @@ VariantScore score_variant(Backend& backend, const Tokenizer& tokenizer, std::st
     r.ref = actual;
     r.alt = a;
     r.window = centred_window(n, position, position + 1, options.window_bp);
-    const std::string win = std::string(sequence.substr(r.window.start, r.window.end - r.window.start));
     const size_t q = position - r.window.start;
+    const std::string alt_allele(1, a);
+    const SiteEffects e = score_site(backend, tokenizer, sequence.substr(r.window.start, r.window.end - r.window.start), q, q + 1,
+                                     std::span(&alt_allele, 1), options, progress);
+    r.cancelled = e.cancelled;
+    if (e.cancelled) return r;
+    r.site_log_odds = e.alleles[0].site_log_odds;
+    r.window_delta = e.alleles[0].window_delta;
+    r.window_delta_rc = e.alleles[0].window_delta_rc;
+    r.window_delta_mean = e.alleles[0].window_delta_mean;
+    return r;
+}
+
+SiteEffects score_site(Backend& backend, const Tokenizer& tokenizer, std::string_view window, size_t begin, size_t end,
+                       std::span<const std::string> alts, const VariantOptions& options, const ScoreProgress& progress,
+                       bool share_prefix) {
+    const size_t n = window.size();
+    if (begin > end || end > n)
+        throw Error("variant site " + std::to_string(begin + 1) + "-" + std::to_string(end) + " is outside its window (" +
+                    std::to_string(n) + " bp)");
     const ScoreOptions so = base_level(options.scoring);
+    std::vector<AlleleChange> fwd(alts.size());
+    for (size_t i = 0; i < alts.size(); ++i) fwd[i] = {begin, end, alts[i]};
     // Both strands cost about the same: the second strand's total is taken to be the first's.
     const size_t strands = options.reverse_complement ? 2 : 1;
     size_t first_total = 0;
@@ -79,31 +99,48 @@ VariantScore score_variant(Backend& backend, const Tokenizer& tokenizer, std::st
             return progress(std::min(all, strand * first_total + done), all);
         };
     };
-
-    const Mutation fwd{q, a};
-    MutantScores m = score_mutants(backend, tokenizer, win, std::span(&fwd, 1), so, strand_progress(0));
-    if (m.cancelled) {
+    SiteEffects r;
+    const AlleleScores f = score_alleles(backend, tokenizer, window, fwd, so, strand_progress(0), share_prefix);
+    r.reference_tokens = f.reference_tokens;
+    r.alt_tokens = f.alt_tokens;
+    if (f.cancelled) {
         r.cancelled = true;
         return r;
     }
-    const BaseScore& site = m.reference.track[q];
-    r.site_log_odds = logp_of(site, actual) - logp_of(site, a);
-    r.window_delta = m.base_mean_logp[0] - m.reference.base_mean_logp;
-    r.window_delta_rc = kNaN;
-    r.window_delta_mean = r.window_delta;
+    const char site = end == begin + 1 ? upper(window[begin]) : 0;
+    r.alleles.resize(alts.size());
+    for (size_t i = 0; i < alts.size(); ++i) {
+        AlleleEffect& e = r.alleles[i];
+        const char a = alts[i].size() == 1 ? upper(alts[i][0]) : 0;
+        e.site_log_odds = (site && a && base_code(site) >= 0 && base_code(a) >= 0)
+                              ? logp_of(f.reference.track[begin], site) - logp_of(f.reference.track[begin], a)
+                              : kNaN;
+        e.window_delta = f.base_mean_logp[i] - f.reference.base_mean_logp;
+        e.window_delta_rc = kNaN;
+        e.window_delta_mean = e.window_delta;
+    }
     if (options.reverse_complement) {
-        // The same site on the other strand: position len-1-q, complemented bases.
-        std::string up = win;
+        // The same change on the other strand: bases [n - end, n - begin), complemented alleles.
+        std::string up(window);
         for (char& c : up) c = upper(c);
         const std::string rc = reverse_complement(up);
-        const Mutation rev{win.size() - 1 - q, reverse_complement(std::string(1, a))[0]};
-        MutantScores mr = score_mutants(backend, tokenizer, rc, std::span(&rev, 1), so, strand_progress(1));
-        if (mr.cancelled) {
+        std::vector<AlleleChange> rev(alts.size());
+        for (size_t i = 0; i < alts.size(); ++i) {
+            std::string alt(alts[i]);
+            for (char& c : alt) c = upper(c);
+            rev[i] = {n - end, n - begin, reverse_complement(alt)};
+        }
+        const AlleleScores b = score_alleles(backend, tokenizer, rc, rev, so, strand_progress(1), share_prefix);
+        r.reference_tokens += b.reference_tokens;
+        r.alt_tokens += b.alt_tokens;
+        if (b.cancelled) {
             r.cancelled = true;
             return r;
         }
-        r.window_delta_rc = mr.base_mean_logp[0] - mr.reference.base_mean_logp;
-        r.window_delta_mean = 0.5 * (r.window_delta + r.window_delta_rc);
+        for (size_t i = 0; i < alts.size(); ++i) {
+            r.alleles[i].window_delta_rc = b.base_mean_logp[i] - b.reference.base_mean_logp;
+            r.alleles[i].window_delta_mean = 0.5 * (r.alleles[i].window_delta + r.alleles[i].window_delta_rc);
+        }
     }
     return r;
 }

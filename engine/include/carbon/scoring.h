@@ -145,4 +145,29 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
                            std::span<const Mutation> mutations, const ScoreOptions& options,
                            const ScoreProgress& progress = {});
 
+// A change to a reference sequence: its bases [begin, end) replaced by `alt` (any length, letters as
+// the tokenizer reads them; an empty alt deletes, begin == end inserts). 0-based.
+struct AlleleChange {
+    size_t begin = 0, end = 0;
+    std::string alt;
+};
+
+struct AlleleScores {
+    SequenceScore reference;             // the reference, track included
+    std::vector<double> base_mean_logp;  // S(alternative) per change, input order (base-level mean)
+    size_t reference_tokens = 0;         // tokens forwarded for the reference
+    size_t alt_tokens = 0;               // tokens forwarded for all alternatives together
+    bool cancelled = false;
+};
+
+// Base-level score S of each alternative sequence (the reference with one change applied), each
+// as score_sequence would give it alone. With share_prefix, an alternative forks the reference's KV
+// cache before its first changed 6-mer and forwards only the tokens from there (its earlier
+// targets are the reference's); without, it is scored from its first token (the plain method,
+// for comparison). Token-level scores are not computed. Progress: (tokens forwarded, tokens
+// planned) over the reference and all alternatives.
+AlleleScores score_alleles(Backend& backend, const Tokenizer& tokenizer, std::string_view reference,
+                           std::span<const AlleleChange> changes, const ScoreOptions& options,
+                           const ScoreProgress& progress = {}, bool share_prefix = true);
+
 }  // namespace carbon

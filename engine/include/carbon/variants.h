@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +39,32 @@ struct VariantScore {
     double window_delta_mean = 0;  // (delta + delta_rc) / 2 with rc, else delta
     bool cancelled = false;
 };
+
+// The effects of one site's alternative alleles (any lengths) on a scoring window.
+struct AlleleEffect {
+    // log p(ref) - log p(alt) from the FNS marginal at the site with the reference window as input,
+    // for single-base substitutions of an A/C/G/T base; NaN otherwise.
+    double site_log_odds = 0;
+    double window_delta = 0;       // S(alt window) - S(ref window), S = base-level mean logp
+    double window_delta_rc = 0;    // the same on the reverse-complemented windows; NaN without rc
+    double window_delta_mean = 0;  // (delta + delta_rc) / 2 with rc, else delta
+};
+
+struct SiteEffects {
+    std::vector<AlleleEffect> alleles;  // in the order of the alternatives
+    size_t reference_tokens = 0;        // tokens forwarded for the reference window(s)
+    size_t alt_tokens = 0;              // tokens forwarded for the alternatives
+    bool cancelled = false;
+};
+
+// `window` is the scoring window itself (centred_window chooses it); its bases [begin, end) are
+// replaced by each of `alts` (the reference allele's span, which may be empty for an insertion).
+// Each alternative forks the reference's cache before its first changed 6-mer (score_alleles);
+// share_prefix false scores each alternative whole instead (the plain method, for comparison).
+// options.window_bp is not used. Progress: (tokens forwarded, tokens planned).
+SiteEffects score_site(Backend& backend, const Tokenizer& tokenizer, std::string_view window, size_t begin, size_t end,
+                       std::span<const std::string> alts, const VariantOptions& options, const ScoreProgress& progress = {},
+                       bool share_prefix = true);
 
 // `stated_ref` 0 skips the check; otherwise it must equal the sequence's base (either case):
 // Error naming the position, the stated and the actual base. The site's base must be A/C/G/T and
