@@ -13,8 +13,8 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # debootstrap: the bare-root check; libboost-context-dev: the fast fiber build of the kernels'
 # host execution layer (without it the layer falls back to ucontext fibers, about 8x slower);
 # file: CPack's DEB generator needs it for dpkg-shlibdeps (packaging.check_package); samtools and
-# tabix (bgzip): the reference and VCF tests make their inputs with htslib's own tools.
-TEST_PACKAGES=(debootstrap libboost-context-dev file samtools tabix)
+# tabix (bgzip) and bcftools: the reference and VCF tests make their inputs with htslib's own tools.
+TEST_PACKAGES=(debootstrap libboost-context-dev file samtools tabix bcftools)
 if ! dpkg -s "${TEST_PACKAGES[@]}" >/dev/null 2>&1; then
   echo "setup-test-deps: installing ${TEST_PACKAGES[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive

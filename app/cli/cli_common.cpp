@@ -1,12 +1,20 @@
 // carbon-cli shared helpers (see cli_common.h).
 #include "cli_common.h"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include "metadata_tags.h"
 
 namespace carbon::cli {
+
+std::string tsv_number(double v, int digits) {
+    if (std::isnan(v)) return "NA";
+    char b[40];
+    std::snprintf(b, sizeof b, "%.*g", digits, v);
+    return b;
+}
 
 bool wants_help(const std::vector<std::string>& argv, const char* usage) {
     for (const std::string& s : argv)

@@ -24,6 +24,11 @@ std::unique_ptr<Model> load_model_from_args(const Args& a);
 // Error listing the offered tags, unless `free` is set (then used as written).
 std::string resolve_tags(const std::string& comma_list, bool free);
 
+// A score in TSV output: "NA" for NaN (undefined, or not computed), else `digits` significant
+// digits (9: enough to compare to 1e-6). One function, so that commands printing the same score
+// agree to the byte (vep and variant).
+std::string tsv_number(double v, int digits = 9);
+
 // Prints "done/total unit (rate/s, ETA)" on stderr at most twice a second, once the work has
 // run for a second; nothing when quiet.
 class ProgressPrinter {

@@ -52,13 +52,7 @@ const char* kIsmUsage = R"(usage: carbon-cli ism --model DIR --in FILE.fasta [--
   --exact: S(mutant) - S(reference) over --window bases (default 8192) centred on the region.
 )";
 
-// "NA" for NaN (undefined, or not computed), else enough digits to compare to 1e-6.
-std::string num(double v, int digits = 9) {
-    if (std::isnan(v)) return "NA";
-    char b[40];
-    std::snprintf(b, sizeof b, "%.*g", digits, v);
-    return b;
-}
+std::string num(double v, int digits = 9) { return tsv_number(v, digits); }
 
 using Json = nlohmann::ordered_json;  // keys in the order written, for people reading the output
 

@@ -16,6 +16,7 @@ int cmd_variant(const std::vector<std::string>& args);
 int cmd_ism(const std::vector<std::string>& args);
 int cmd_models(const std::vector<std::string>& args);
 int cmd_motifs(const std::vector<std::string>& args);
+int cmd_vep(const std::vector<std::string>& args);  // cli_vep.cpp (needs storage/)
 // Peak resident set size of this process in bytes (VmHWM), 0 when unknown.
 size_t peak_rss_bytes();
 using carbon::human_bytes;  // carbon/host_memory.h

@@ -1,5 +1,5 @@
 // carbon-cli: the engine's command-line front end (no Qt, no SQLite). Subcommands:
-// make-test-model, info, generate, score, variant, ism, bench, project.
+// make-test-model, info, generate, score, variant, ism, vep, bench, project.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -39,6 +39,8 @@ usage:
   carbon-cli score --model DIR --in FILE.fasta [--json] [--tracks OUT.tsv] [--tags T1,T2] [--window N] [--yarn F]
   carbon-cli variant --model DIR --in FILE.fasta --pos P [--ref B] --alt B [--window BP] [--rc]
   carbon-cli ism --model DIR --in FILE.fasta --region START-END [--exact] --out FILE.tsv
+  carbon-cli vep --model DIR --reference GENOME.fa[.gz] --vcf VARIANTS.vcf[.gz]|.bcf --out SCORES.tsv
+             [--window BP] [--rc] [--regions CHR:FROM-TO,...] [--resume]   (a whole VCF, in input order)
              (each of these: carbon-cli COMMAND --help)
   carbon-cli motifs scan --motifs FILE --in FILE.fasta --out FILE.tsv [--pvalue P] [--background uniform|sequence]
              (transcription-factor motifs: JASPAR, MEME, TRANSFAC; no model needed)
@@ -188,6 +190,7 @@ int main(int argc, char** argv) {
         if (cmd == "score") return cmd_score(args);
         if (cmd == "variant") return cmd_variant(args);
         if (cmd == "ism") return cmd_ism(args);
+        if (cmd == "vep") return cmd_vep(args);
         if (cmd == "project") return cmd_project(args);
         if (cmd == "models") return cmd_models(args);
         if (cmd == "motifs") return cmd_motifs(args);
