@@ -2,7 +2,7 @@
 # Installs what only the tests need: debootstrap (the bare-root check of the README's first
 # command), Boost.Context (the kernels' host execution layer), and the Python reference packages
 # (transformers, torch, tokenizers, safetensors, numpy; Biopython and pyjaspar's copy of the JASPAR
-# database for the motif scanner) into a virtual environment at build/venv, which sees the
+# database for the motif scanner; Ray for carbon-cluster's cluster test) into a virtual environment at build/venv, which sees the
 # system's site-packages so already-installed copies are reused. Prints the venv's python on
 # stdout; everything else goes to stderr.
 set -euo pipefail
@@ -13,8 +13,9 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # debootstrap: the bare-root check; libboost-context-dev: the fast fiber build of the kernels'
 # host execution layer (without it the layer falls back to ucontext fibers, about 8x slower);
 # file: CPack's DEB generator needs it for dpkg-shlibdeps (packaging.check_package); samtools and
-# tabix (bgzip) and bcftools: the reference and VCF tests make their inputs with htslib's own tools.
-TEST_PACKAGES=(debootstrap libboost-context-dev file samtools tabix bcftools)
+# tabix (bgzip) and bcftools: the reference and VCF tests make their inputs with htslib's own tools;
+# iproute2 (ss): the cluster test checks that Ray listens on the loopback only.
+TEST_PACKAGES=(debootstrap libboost-context-dev file samtools tabix bcftools iproute2)
 if ! dpkg -s "${TEST_PACKAGES[@]}" >/dev/null 2>&1; then
   echo "setup-test-deps: installing ${TEST_PACKAGES[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
@@ -29,9 +30,11 @@ fi
 # ~/.cache/carbon-studio/wheels): a new build tree or a rebuilt venv installs from it without the
 # network; only what it lacks is downloaded (about 2.9 GB the first time: torch from PyPI brings
 # its CUDA libraries).
-REQS=("torch>=2.4" "transformers>=4.56" "tokenizers>=0.21" "safetensors>=0.4" numpy "biopython>=1.80" "pyjaspar>=3.0")
+# ray: carbon-cluster's local 3-node cluster test (2.60 binds its servers to the node address,
+# so a cluster on 127.0.0.1 listens nowhere else).
+REQS=("torch>=2.4" "transformers>=4.56" "tokenizers>=0.21" "safetensors>=0.4" numpy "biopython>=1.80" "pyjaspar>=3.0" "ray>=2.60")
 WHEELS="${CARBON_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/carbon-studio/wheels}"
-if ! "$VENV/bin/python" -c "import torch, transformers, tokenizers, safetensors, numpy, Bio, pyjaspar" >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c "import torch, transformers, tokenizers, safetensors, numpy, Bio, pyjaspar, ray" >/dev/null 2>&1; then
   pip=("$VENV/bin/python" -m pip --disable-pip-version-check)
   mkdir -p "$WHEELS"
   if "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "${REQS[@]}" >/dev/null 2>&1; then

@@ -64,6 +64,18 @@ struct HtsFree {
 template <class T>
 using HtsPtr = std::unique_ptr<T, HtsFree>;
 
+// Where each contig's records start in the file (its first indexed offset), by name.
+template <class Query>
+std::vector<std::pair<uint64_t, std::string>> first_offsets(const char** names, int n, Query query) {
+    std::vector<std::pair<uint64_t, std::string>> out;
+    for (int tid = 0; tid < n; ++tid) {
+        HtsPtr<hts_itr_t> itr(query(names[tid]));
+        if (itr && itr->n_off > 0) out.emplace_back(itr->off[0].u, names[tid]);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 }  // namespace
 
 std::vector<VcfRegion> parse_vcf_regions(const std::string& text) {
@@ -334,11 +346,12 @@ VcfReader::~VcfReader() = default;
 bool VcfReader::next(VcfRecord& record) {
     Impl& m = *impl_;
     if (m.indexed) {
-        // Regions in file order, overlaps merged, so every record comes once.
+        // Regions in file order (contigs in the order their records come), overlaps merged, so
+        // every record comes once.
         if (m.region == 0 && !m.itr) {
-            auto order = [&](const VcfRegion& g) -> int {
-                const int tid = m.bcf ? bcf_hdr_name2id(m.hdr.get(), g.contig.c_str()) : tbx_name2id(m.tbx.get(), g.contig.c_str());
-                return tid < 0 ? INT32_MAX : tid;
+            const std::vector<std::string> contigs = indexed_contigs(m.path);
+            auto order = [&](const VcfRegion& g) {
+                return size_t(std::find(contigs.begin(), contigs.end(), g.contig) - contigs.begin());
             };
             std::stable_sort(m.regions.begin(), m.regions.end(), [&](const VcfRegion& a, const VcfRegion& b) {
                 return std::make_pair(order(a), a.begin) < std::make_pair(order(b), b.begin);
@@ -358,6 +371,37 @@ bool VcfReader::next(VcfRecord& record) {
 }
 
 bool VcfReader::is_bcf() const { return impl_->bcf; }
+
+std::vector<std::string> VcfReader::indexed_contigs(const std::string& path) {
+    hts_set_log_level(HTS_LOG_OFF);
+    if (!regular_file(path)) throw Error(path + ": not a regular file (a distributed run reads it through its index)");
+    if (!index_is_current(path))
+        throw Error(path + ": no current tabix or CSI index beside it: compress it with bgzip and index it (tabix -p vcf FILE.vcf.gz, "
+                           "or bcftools index FILE.bcf)");
+    HtsPtr<htsFile> fp(hts_open(path.c_str(), "r"));
+    if (!fp) throw Error(path + ": htslib cannot open it");
+    std::vector<std::pair<uint64_t, std::string>> order;
+    int n = 0;
+    if (hts_get_format(fp.get())->format == bcf) {
+        HtsPtr<bcf_hdr_t> hdr(bcf_hdr_read(fp.get()));
+        HtsPtr<hts_idx_t> idx(bcf_index_load3(path.c_str(), nullptr, HTS_IDX_SILENT_FAIL));
+        if (!hdr || !idx) throw Error(path + ": htslib could not read the BCF header or its CSI index");
+        const char** names = bcf_index_seqnames(idx.get(), hdr.get(), &n);
+        order = first_offsets(names, n, [&](const char* name) {
+            return bcf_itr_queryi(idx.get(), bcf_hdr_name2id(hdr.get(), name), 0, HTS_POS_MAX);
+        });
+        free(names);
+    } else {
+        HtsPtr<tbx_t> tbx(tbx_index_load3(path.c_str(), nullptr, HTS_IDX_SILENT_FAIL));
+        if (!tbx) throw Error(path + ": htslib could not read its tabix index (is the file bgzipped?)");
+        const char** names = tbx_seqnames(tbx.get(), &n);
+        order = first_offsets(names, n, [&](const char* name) { return tbx_itr_queryi(tbx.get(), tbx_name2id(tbx.get(), name), 0, HTS_POS_MAX); });
+        free(names);
+    }
+    std::vector<std::string> out;
+    for (auto& [off, name] : order) out.push_back(std::move(name));
+    return out;
+}
 bool VcfReader::uses_index() const { return impl_->indexed; }
 
 namespace {

@@ -57,6 +57,11 @@ public:
     // True when the regions are read through the file's index (else by streaming past the rest).
     bool uses_index() const;
 
+    // The contigs a bgzipped VCF or a BCF has records on, in the order the records come in the
+    // file, from its current tabix/CSI index (the shards of a distributed run concatenate in this
+    // order to the file's order). Error naming the file when it has no current index.
+    static std::vector<std::string> indexed_contigs(const std::string& path);
+
     struct Impl;
 
 private:
