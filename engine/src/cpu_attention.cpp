@@ -1,6 +1,7 @@
 // The CPU backend's attention (cpu::attention_rows in cpu_ops.h): causal grouped-query attention of
-// a ragged batch over block-allocated fp32 KV caches, one (row, head) task at a time. It is the
-// reference of the GPU attention kernels (kernels/attention_*.cuh), so it keeps the plain formula.
+// a ragged batch over block-allocated fp32 KV caches. It is the reference of the GPU attention
+// kernels (kernels/attention_*.cuh), so it keeps the plain formula for every (row, head); rows and
+// the heads of a kv group are computed together so that each key and value is read once for them.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,32 +17,63 @@ void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<con
     const size_t group = n_heads / shape.n_kv_heads;
     const float scale = 1.0f / std::sqrt(float(hd));
     const size_t q_stride = n_heads * hd;
-    // Tasks: (row, head) for every appended token of every item.
-    const size_t total_rows = item_row.back();
-    pool.parallel_for(total_rows * n_heads, 4, [&](size_t t0, size_t t1, int) {
-        thread_local std::vector<float> scores;
+    // Tasks: (item, kv head, block of up to kRows consecutive rows of the item). The block's rows
+    // times the group's query heads read each key and value once between them, instead of once
+    // per (row, head): at 1,366-token windows that re-reading was most of a pass's memory
+    // traffic. Every (row, head) still adds its terms in key order, so the results are the same
+    // bits as computing it alone (batch invariance holds).
+    constexpr size_t kRows = 8;
+    struct Task {
+        size_t item, g, row0, rows;
+    };
+    std::vector<Task> tasks;
+    for (size_t i = 0; i + 1 < item_row.size(); ++i)
+        for (size_t g = 0; g < shape.n_kv_heads; ++g)
+            for (size_t r = item_row[i]; r < item_row[i + 1]; r += kRows)
+                tasks.push_back({i, g, r, std::min(kRows, item_row[i + 1] - r)});
+    pool.parallel_for(tasks.size(), 1, [&](size_t t0, size_t t1, int) {
+        thread_local std::vector<float> scores;  // [rows * group][last + 1]
+        thread_local std::vector<float> mx, inv;
         for (size_t t = t0; t < t1; ++t) {
-            const size_t row = t / n_heads, h = t % n_heads;
-            const size_t item = size_t(std::upper_bound(item_row.begin(), item_row.end(), row) - item_row.begin()) - 1;
-            const KvBlocks& s = kv[item];
-            const size_t pos = start[item] + (row - item_row[item]);  // causal: keys 0..pos
-            const size_t g = h / group;
-            const float* qv = q + row * q_stride + h * hd;
-            scores.resize(pos + 1);
-            float mx = -std::numeric_limits<float>::infinity();
-            for (size_t j = 0; j <= pos; ++j) {
-                scores[j] = dot_f32(qv, s.key(g, j), hd) * scale;
-                mx = std::max(mx, scores[j]);
+            const Task& task = tasks[t];
+            const KvBlocks& s = kv[task.item];
+            const size_t first = start[task.item] + (task.row0 - item_row[task.item]);  // causal: row r sees keys 0..first+r
+            const size_t last = first + task.rows - 1, n = task.rows * group, width = last + 1;
+            scores.resize(n * width);
+            mx.assign(n, -std::numeric_limits<float>::infinity());
+            inv.assign(n, 0.f);
+            auto qv = [&](size_t r, size_t k) { return q + (task.row0 + r) * q_stride + (task.g * group + k) * hd; };
+            for (size_t j = 0; j <= last; ++j) {
+                const float* key = s.key(task.g, j);
+                for (size_t r = (j > first ? j - first : 0); r < task.rows; ++r)
+                    for (size_t k = 0; k < group; ++k) {
+                        const size_t v = r * group + k;
+                        const float x = dot_f32(qv(r, k), key, hd) * scale;
+                        scores[v * width + j] = x;
+                        mx[v] = std::max(mx[v], x);
+                    }
             }
-            float denom = 0.f;
-            for (size_t j = 0; j <= pos; ++j) {
-                scores[j] = std::exp(scores[j] - mx);
-                denom += scores[j];
+            for (size_t r = 0; r < task.rows; ++r)
+                for (size_t k = 0; k < group; ++k) {
+                    const size_t v = r * group + k;
+                    float* sc = scores.data() + v * width;
+                    float denom = 0.f;
+                    for (size_t j = 0; j <= first + r; ++j) {
+                        sc[j] = std::exp(sc[j] - mx[v]);
+                        denom += sc[j];
+                    }
+                    inv[v] = 1.0f / denom;
+                    float* o = out + (task.row0 + r) * q_stride + (task.g * group + k) * hd;
+                    std::fill(o, o + hd, 0.f);
+                }
+            for (size_t j = 0; j <= last; ++j) {
+                const float* value = s.value(task.g, j);
+                for (size_t r = (j > first ? j - first : 0); r < task.rows; ++r)
+                    for (size_t k = 0; k < group; ++k) {
+                        const size_t v = r * group + k;
+                        axpy_f32(scores[v * width + j] * inv[v], value, out + (task.row0 + r) * q_stride + (task.g * group + k) * hd, hd);
+                    }
             }
-            const float inv = 1.0f / denom;
-            float* o = out + row * q_stride + h * hd;
-            std::fill(o, o + hd, 0.f);
-            for (size_t j = 0; j <= pos; ++j) axpy_f32(scores[j] * inv, s.value(g, j), o, hd);
         }
     });
 }
