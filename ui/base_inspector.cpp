@@ -98,6 +98,8 @@ void BaseInspector::selectAlternative(char alt) {
     if (k >= 0) alt_->setCurrentIndex(k);
 }
 
+char BaseInspector::selectedAlternative() const { return char(alt_->currentData().toInt()); }
+
 double BaseInspector::siteLogOdds(char alt) const {
     const int r = acgtIndex(ref_), a = acgtIndex(alt);
     if (r < 0 || a < 0 || a == r) return std::numeric_limits<double>::quiet_NaN();

@@ -36,6 +36,7 @@ public:
     std::array<double, 4> probabilities() const { return p_; }  // A, C, G, T
     double entropyBits() const { return entropy_; }
     double siteLogOdds(char alt) const;  // log p(ref) - log p(alt); NaN for the reference base
+    char selectedAlternative() const;    // the base chosen for "Score variant"
     TrackChartView* chart() const { return chart_; }
 
 signals:

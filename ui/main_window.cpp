@@ -147,6 +147,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     setupAnalysis();
     setupProject();
+    setupVep();
     arrangeDefaultDocks();
     createActions();
     // First run: the window takes most of the screen; later runs restore the saved geometry and
@@ -189,6 +190,7 @@ void MainWindow::arrangeDefaultDocks() {
     tabifyDockWidget(dock("generationDock"), dock("inspectorDock"));
     tabifyDockWidget(dock("designsDock"), dock("designTracksDock"));
     tabifyDockWidget(dock("designsDock"), dock("mutagenesisDock"));
+    tabifyDockWidget(dock("designsDock"), dock("vepDock"));
     resizeDocks({dock("modelDock"), dock("generationDock")}, {300, 360}, Qt::Horizontal);
     resizeDocks({dock("designsDock"), dock("runLogDock")}, {900, 380}, Qt::Horizontal);
 }
@@ -237,6 +239,7 @@ void MainWindow::createActions() {
     };
     QMenu* file = menuBar()->addMenu(tr("&File"));
     addProjectActions(file);
+    addVepActions(file);
     QAction* openModel = action(file, tr("Open &Model Folder…"), {QKeySequence(tr("Ctrl+M"))}, [this] { modelPanel_->chooseFolder(); });
     QAction* openSeq = action(file, tr("Open Sequence &File (without a project)…"), {QKeySequence(tr("Ctrl+Shift+O"))}, [this] {
         const QString path = chooseFile(false, tr("Open sequence"), tr("FASTA or plain sequence (*.fa *.fasta *.fna *.txt);;All files (*)"));

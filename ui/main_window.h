@@ -34,6 +34,8 @@ class ModelPanel;
 class ProjectBrowser;
 class ProjectStore;
 class TrackChartView;
+class VepView;
+struct VepRow;
 class WelcomePage;
 class RunLog;
 class SequenceDocument;
@@ -65,6 +67,7 @@ public:
     qint64 currentSequenceId() const { return sequenceId_; }
     QString sequenceName() const;
     WelcomePage* welcomePage() const { return welcome_; }
+    VepView* vepView() const { return vep_; }
     bool isWelcomeShown() const;
     // The answer the next file dialog gives instead of asking (scripted use and tests).
     void setNextFileAnswer(const QString& path) { nextFileAnswer_ = path; }
@@ -93,6 +96,11 @@ public slots:
     void openVariant(qint64 sequenceId, qint64 position, char alt);  // select it; inspect once scored
     void showWelcome();
     void showEditor();
+    // Variant effect results (main_window_vep.cpp): read in the background, shown in the Variant
+    // Effects dock; a variant's window is fetched from the result's reference into the editor,
+    // the variant selected and inspected.
+    void openVepResult(const QString& path);
+    void openVepVariant(const carbon::ui::VepRow& row);
 
 signals:
     // To the worker (queued: it lives on engineThread_).
@@ -118,6 +126,8 @@ signals:
     // Notifications (for scripts and tests).
     void projectOpened(const QString& path);
     void sequenceOpened(qint64 id);
+    void vepResultOpened(const QString& path, int rows);
+    void vepWindowOpened(const QString& locus);
     void projectError(const QString& what, const QString& error);
 
 protected:
@@ -134,6 +144,8 @@ private:
     void showDefaultDocks();  // every dock open, the default tabs in front
     void bringForward(const QString& dockName);  // shows the dock and raises its tab
     void setupAnalysis();            // likelihood band, inspector and heat map docks
+    void setupVep();                 // the Variant Effects dock (main_window_vep.cpp)
+    void addVepActions(QMenu* file);
     void addAnalysisActions(QMenu* view);
     void updateStatus();
     void updateEngineLabel();
@@ -212,6 +224,8 @@ private:
     std::unique_ptr<QTemporaryDir> sampleFiles_;  // while the sample project is being made
     qint64 pendingVariantPos_ = -1;
     char pendingVariantAlt_ = 0;
+    VepView* vep_ = nullptr;
+    quint64 vepToken_ = 0;  // the newest vep read or window fetch; older answers are dropped
 };
 
 }  // namespace carbon::ui

@@ -27,6 +27,7 @@
 #include "likelihood_controller.h"
 #include "model_panel.h"
 #include "main_window.h"
+#include "vep_result.h"
 #include "project_browser.h"
 #include "project_store.h"
 #include "run_log.h"
@@ -571,7 +572,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     if (!e->mimeData()->hasUrls()) return;
     for (const QUrl& u : e->mimeData()->urls()) {
         const QString p = u.toLocalFile();
-        if (isProjectFile(p) || isVcfFile(p) || isFastaFile(p)) {
+        if (isProjectFile(p) || isVcfFile(p) || isFastaFile(p) || looksLikeVepResult(p)) {
             e->acceptProposedAction();
             return;
         }
@@ -587,6 +588,7 @@ void MainWindow::openPath(const QString& path) {
     if (path.isEmpty()) return;
     if (QFileInfo(path).isDir()) loadModel(path);
     else if (isProjectFile(path)) openProject(path);
+    else if (looksLikeVepResult(path)) openVepResult(path);
     else if (isVcfFile(path)) importVcf(path);
     else importFasta(path);
 }

@@ -1,0 +1,177 @@
+// The Variant Effects dock: a carbon-cli vep result read back (and files that are not one
+// refused with file and line), the table's status and text filters and numeric sorting (NA
+// last), the plot of the selected row's contig, and activating a variant: its window comes from
+// the result's reference (a relative name found beside the result) into the editor with the
+// variant selected, and with a model loaded the Base Inspector opens on it with the alternative
+// chosen; a variant that was not scored opens nothing and says why.
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+
+#include "base_inspector.h"
+#include "carbon/common.h"
+#include "carbon/test_model.h"
+#include "main_window.h"
+#include "sequence_document.h"
+#include "sequence_editor.h"
+#include "ui_test_support.h"
+#include "vep_view.h"
+
+using namespace carbon::ui;
+
+class TestVepView : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir tmp_;
+    QByteArray chr1_, chr2_;
+    QString tsv_;
+
+    static QByteArray fastaRecord(const char* name, const QByteArray& s) {
+        QByteArray out = QByteArray(">") + name + "\n";
+        for (qsizetype i = 0; i < s.size(); i += 60) out += s.mid(i, 60) + "\n";
+        return out;
+    }
+    QByteArray row(const char* chrom, qint64 pos, const QByteArray& ref, const QByteArray& alt, const char* status, qint64 ws,
+                   qint64 we, const char* site, const char* delta) const {
+        const QByteArray w = ws ? QByteArray::number(ws) + "\t" + QByteArray::number(we) : QByteArray("NA\tNA");
+        return QByteArray(chrom) + "\t" + QByteArray::number(pos) + "\t.\t" + ref + "\t" + alt + "\t" + status + "\t" + w + "\t" +
+               site + "\t" + delta + "\tNA\t" + delta + "\n";
+    }
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(tmp_.isValid());
+        chr1_ = ui_test::randomBases(3000, 7);
+        chr2_ = ui_test::randomBases(900, 8);
+        QVERIFY(ui_test::writeFile(tmp_.filePath("ref.fa"), fastaRecord("chr1", chr1_) + fastaRecord("chr2", chr2_)));
+        const char alt1 = chr1_[1499] == 'A' ? 'C' : 'A';
+        QByteArray t = "##carbon-cli vep 0.1.0\n##model=tiny\n##reference=ref.fa\n##vcf=v.vcf.gz\n##window_bp=1000\n"
+                       "##reverse_complement=0\n##tags=\n##regions=\n##yarn=\n##prefix_sharing=1\n"
+                       "#chrom\tpos\tid\tref\talt\tstatus\twindow_start\twindow_end\tsite_log_odds\twindow_delta\twindow_delta_rc\twindow_delta_mean\n";
+        t += row("chr1", 10, chr1_.mid(9, 1), "G", "window_clipped", 1, 509, "0.5", "-0.01");
+        t += row("chr1", 1500, chr1_.mid(1499, 1), QByteArray(1, alt1), "ok", 1000, 1999, "1.25", "-0.04");
+        t += row("chr1", 2000, chr1_.mid(1999, 3), chr1_.mid(1999, 1), "ok", 1501, 2500, "NA", "0.02");
+        t += row("chr1", 2500, "A", "C", "ref_mismatch", 0, 0, "NA", "NA");
+        t += row("chr2", 300, chr2_.mid(299, 1), chr2_.mid(299, 1) + "TT", "ok", 1, 800, "NA", "-0.3");
+        t += row("chr2", 700, chr2_.mid(699, 1), "<DEL>", "symbolic_allele", 0, 0, "NA", "NA");
+        t += row("chrUn", 5, "A", "C", "missing_contig", 0, 0, "NA", "NA");
+        tsv_ = tmp_.filePath("scores.tsv");
+        QVERIFY(ui_test::writeFile(tsv_, t));
+    }
+
+    void readsAResultAndRefusesOtherFiles() {
+        const VepResult r = readVepResult(tsv_);
+        QCOMPARE(r.rows.size(), qsizetype(7));
+        QCOMPARE(r.reference, QStringLiteral("ref.fa"));
+        QCOMPARE(r.windowBp, qint64(1000));
+        QCOMPARE(r.statuses, (QStringList{"window_clipped", "ok", "ref_mismatch", "symbolic_allele", "missing_contig"}));
+        QVERIFY(std::isnan(r.rows[2].siteLogOdds));
+        QCOMPARE(r.rows[1].siteLogOdds, 1.25);
+        QVERIFY(looksLikeVepResult(tsv_));
+        const QString other = tmp_.filePath("other.tsv");
+        QVERIFY(ui_test::writeFile(other, "chrom\tpos\n1\t2\n"));
+        QVERIFY(!looksLikeVepResult(other));
+        try {
+            readVepResult(other);
+            QFAIL("a TSV that is not a vep result was read");
+        } catch (const carbon::Error& e) {
+            QVERIFY2(QString(e.what()).contains(other + ":1: not a carbon-cli vep result"), e.what());
+        }
+        QFile in(tsv_);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray broken = in.readAll();
+        broken.replace("\t1500\t", "\tfifteen\t");
+        const QString bad = tmp_.filePath("bad.tsv");
+        QVERIFY(ui_test::writeFile(bad, broken));
+        try {
+            readVepResult(bad);
+            QFAIL("a row with a broken position was read");
+        } catch (const carbon::Error& e) {
+            QVERIFY2(QString(e.what()).contains(bad + ":13: a field that is not a number"), e.what());
+        }
+    }
+
+    void tableFiltersAndSortsNumbers() {
+        VepView v;
+        v.setResult(readVepResult(tsv_));
+        QCOMPARE(v.proxy()->rowCount(), 7);
+        v.statusFilter()->setCurrentIndex(v.statusFilter()->findData(QStringLiteral("scored")));
+        QCOMPARE(v.proxy()->rowCount(), 4);
+        v.statusFilter()->setCurrentIndex(v.statusFilter()->findData(QStringLiteral("ref_mismatch")));
+        QCOMPARE(v.proxy()->rowCount(), 1);
+        v.statusFilter()->setCurrentIndex(0);
+        v.proxy()->setText(QStringLiteral("chr2"));
+        QCOMPARE(v.proxy()->rowCount(), 2);
+        v.proxy()->setText(QStringLiteral("chr1:15"));
+        QCOMPARE(v.proxy()->rowCount(), 1);
+        v.proxy()->setText({});
+        // Δ mean ascending: -0.3, -0.04, -0.01, 0.02, then the three NA rows.
+        v.table()->sortByColumn(VepTableModel::DeltaMean, Qt::AscendingOrder);
+        auto delta = [&](int r) { return v.proxy()->index(r, VepTableModel::DeltaMean).data().toString(); };
+        QCOMPARE(delta(0), QStringLiteral("-0.3"));
+        QCOMPARE(delta(1), QStringLiteral("-0.04"));
+        QCOMPARE(delta(3), QStringLiteral("0.02"));
+        QCOMPARE(delta(4), QStringLiteral("NA"));
+        QCOMPARE(delta(6), QStringLiteral("NA"));
+    }
+
+    void plotFollowsTheSelectedContig() {
+        VepView v;
+        v.setResult(readVepResult(tsv_));
+        QCOMPARE(v.plottedContig(), QStringLiteral("chr1"));  // the first row's
+        QCOMPARE(v.plottedPoints(), 3);                        // chr1's scored variants
+        v.selectRow(4);
+        QCOMPARE(v.plottedContig(), QStringLiteral("chr2"));
+        QCOMPARE(v.plottedPoints(), 1);
+    }
+
+    void activatingAVariantOpensItsWindow() {
+        MainWindow w;
+        QSignalSpy opened(&w, &MainWindow::vepResultOpened);
+        w.openVepResult(tsv_);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
+        QCOMPARE(opened.first().at(1).toInt(), 7);
+        QCOMPARE(w.vepView()->model()->rowCount(), 7);
+
+        // A variant that was not scored: nothing opens, the status bar says why.
+        const QByteArray before = w.document()->bases();
+        w.openVepVariant(w.vepView()->model()->row(3));
+        QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("was not scored (ref_mismatch)")));
+        QCOMPARE(w.document()->bases(), before);
+
+        // The 3-base deletion at chr1:2000: its window [1501, 2500] from the reference (found
+        // beside the result, as the name is relative), the deleted bases selected.
+        QSignalSpy window(&w, &MainWindow::vepWindowOpened);
+        w.openVepVariant(w.vepView()->model()->row(2));
+        QTRY_COMPARE_WITH_TIMEOUT(window.count(), 1, 30000);
+        QCOMPARE(window.first().at(0).toString(), QStringLiteral("chr1:1501-2500"));
+        QCOMPARE(w.document()->bases(), chr1_.mid(1500, 1000));
+        QCOMPARE(w.editor()->selectionStart(), qint64(2000 - 1501));
+        QCOMPARE(w.editor()->selectionEnd(), qint64(2000 - 1501 + 3));
+    }
+
+    void withAModelTheInspectorOpensOnTheVariant() {
+        const QString model = tmp_.filePath(QStringLiteral("tiny"));
+        carbon::make_test_model(model.toStdString(), {});
+        MainWindow w;
+        w.loadModel(model);
+        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
+        QSignalSpy opened(&w, &MainWindow::vepResultOpened);
+        w.openVepResult(tsv_);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
+        const VepRow snv = w.vepView()->model()->row(1);  // chr1:1500, window [1000, 1999]
+        emit w.vepView()->variantActivated(snv);
+        QTRY_COMPARE_WITH_TIMEOUT(w.inspector()->position(), qint64(1500 - 1000), 60000);
+        QCOMPARE(w.document()->bases(), chr1_.mid(999, 1000));
+        QCOMPARE(w.inspector()->selectedAlternative(), snv.alt.at(0).toLatin1());
+    }
+};
+
+QTEST_MAIN(TestVepView)
+#include "test_vep_view.moc"

@@ -1,0 +1,175 @@
+// VepView (see vep_view.h).
+#include "vep_view.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScatterSeries>
+#include <QSplitter>
+#include <QTableView>
+#include <QValueAxis>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace carbon::ui {
+
+VepView::VepView(QWidget* parent) : QWidget(parent) {
+    model_ = new VepTableModel(this);
+    proxy_ = new VepFilterProxy(this);
+    proxy_->setSourceModel(model_);
+
+    text_ = new QLineEdit;
+    text_->setPlaceholderText(tr("Filter: contig, ID, allele or chr:pos"));
+    text_->setClearButtonEnabled(true);
+    status_ = new QComboBox;
+    status_->setToolTip(tr("Show the variants with this status"));
+    summary_ = new QLabel(tr("Open a variant effect result (File > Open Variant Effects) made by carbon-cli vep."));
+    summary_->setWordWrap(true);
+    auto* filters = new QHBoxLayout;
+    filters->addWidget(text_, 2);
+    filters->addWidget(status_, 1);
+
+    table_ = new QTableView;
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->setVisible(false);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    table_->sortByColumn(-1, Qt::AscendingOrder);  // the VCF's order until a header is clicked
+
+    chart_ = new QChartView(new QChart);
+    chart_->setRenderHint(QPainter::Antialiasing);
+    chart_->chart()->legend()->setVisible(false);
+    chart_->setMinimumHeight(140);
+
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(table_);
+    split->addWidget(chart_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(summary_);
+    layout->addLayout(filters);
+    layout->addWidget(split, 1);
+
+    connect(text_, &QLineEdit::textChanged, proxy_, &VepFilterProxy::setText);
+    connect(status_, &QComboBox::currentIndexChanged, this, [this] { proxy_->setStatus(status_->currentData().toString()); });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &VepView::onCurrentChanged);
+    connect(table_, &QTableView::activated, this, [this](const QModelIndex& i) {
+        if (i.isValid()) emit variantActivated(model_->row(proxy_->mapToSource(i).row()));
+    });
+}
+
+void VepView::setMessage(const QString& text) { summary_->setText(text); }
+
+void VepView::setResult(VepResult result) {
+    const int n = int(result.rows.size());
+    int scored = 0;
+    for (const VepRow& r : result.rows) scored += r.scored() ? 1 : 0;
+    summary_->setText(tr("%1: %2 variant(s), %3 scored, window %4 bp; reference %5")
+                          .arg(result.path)
+                          .arg(n)
+                          .arg(scored)
+                          .arg(result.windowBp)
+                          .arg(result.reference));
+    status_->blockSignals(true);
+    status_->clear();
+    status_->addItem(tr("All statuses"), QString());
+    status_->addItem(tr("Scored (ok, window_clipped)"), QStringLiteral("scored"));
+    for (const QString& s : result.statuses) status_->addItem(s, s);
+    status_->blockSignals(false);
+    proxy_->setStatus(QString());
+    model_->setResult(std::move(result));
+    table_->resizeColumnsToContents();
+    plotted_.clear();
+    if (n > 0) selectRow(0);
+    else plotContig(QString());
+}
+
+void VepView::selectRow(int sourceRow) {
+    const QModelIndex p = proxy_->mapFromSource(model_->index(sourceRow, 0));
+    if (!p.isValid()) return;
+    table_->setCurrentIndex(p);
+    table_->scrollTo(p);
+}
+
+int VepView::plottedPoints() const { return points_ ? int(points_->count()) : 0; }
+
+void VepView::onCurrentChanged() {
+    const QModelIndex i = table_->currentIndex();
+    if (!i.isValid()) return;
+    const int src = proxy_->mapToSource(i).row();
+    const VepRow& r = model_->row(src);
+    if (r.chrom != plotted_) plotContig(r.chrom);
+    if (current_) {
+        current_->clear();
+        if (r.scored() && !std::isnan(r.deltaMean)) current_->append(double(r.pos), r.deltaMean);
+    }
+}
+
+void VepView::plotContig(const QString& contig) {
+    QChart* c = chart_->chart();
+    c->removeAllSeries();
+    for (QAbstractAxis* a : c->axes()) c->removeAxis(a);
+    points_ = new QScatterSeries;
+    points_->setMarkerSize(6);
+    current_ = new QScatterSeries;
+    current_->setMarkerSize(12);
+    current_->setColor(QColor(220, 60, 40));
+    pointRows_.clear();
+    plotted_ = contig;
+    double lo = 0, hi = 0, xmin = 1, xmax = 2;
+    bool first = true;
+    const VepResult& res = model_->result();
+    for (int i = 0; i < int(res.rows.size()); ++i) {
+        const VepRow& r = res.rows[i];
+        if (r.chrom != contig || !r.scored() || std::isnan(r.deltaMean)) continue;
+        points_->append(double(r.pos), r.deltaMean);
+        pointRows_.append(i);
+        lo = first ? r.deltaMean : std::min(lo, r.deltaMean);
+        hi = first ? r.deltaMean : std::max(hi, r.deltaMean);
+        xmin = first ? double(r.pos) : std::min(xmin, double(r.pos));
+        xmax = first ? double(r.pos) : std::max(xmax, double(r.pos));
+        first = false;
+    }
+    c->addSeries(points_);
+    c->addSeries(current_);
+    auto* x = new QValueAxis;
+    x->setTitleText(tr("position on %1").arg(contig.isEmpty() ? tr("(none)") : contig));
+    x->setLabelFormat(QStringLiteral("%.0f"));
+    const double pad = std::max(1.0, (xmax - xmin) * 0.02);
+    x->setRange(xmin - pad, xmax + pad);
+    auto* y = new QValueAxis;
+    y->setTitleText(tr("Δ mean log p (alt - ref)"));
+    const double ypad = std::max(1e-6, (hi - lo) * 0.1);
+    y->setRange(lo - ypad, hi + ypad);
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    for (QScatterSeries* s : {points_, current_}) {
+        s->attachAxis(x);
+        s->attachAxis(y);
+    }
+    connect(points_, &QScatterSeries::clicked, this, [this](const QPointF& p) {
+        // The nearest point (in screen terms, positions and deltas scaled by the axes).
+        int best = -1;
+        double bestD = 0;
+        const QPointF at = chart_->chart()->mapToPosition(p, points_);
+        for (int k = 0; k < int(points_->count()); ++k) {
+            const QPointF q = chart_->chart()->mapToPosition(points_->at(k), points_);
+            const double d = std::hypot(q.x() - at.x(), q.y() - at.y());
+            if (best < 0 || d < bestD) best = k, bestD = d;
+        }
+        if (best < 0) return;
+        selectRow(pointRows_[best]);
+        emit variantActivated(model_->row(pointRows_[best]));
+    });
+}
+
+}  // namespace carbon::ui

@@ -1,0 +1,57 @@
+// VepView: a whole-VCF variant effect result (carbon-cli vep) in the desktop application: a
+// sortable table of every (variant, alt) with its scores and status, filtered by status and by
+// text (contig, ID, alleles or CHROM:POS), and a plot of the window deltas along the contig of the
+// selected row (not-scored variants are not plotted). Activating a row (double-click, Enter) or a
+// point asks for the variant's window in the editor.
+#pragma once
+
+#include <QWidget>
+
+#include "vep_result.h"
+
+class QChartView;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QScatterSeries;
+class QTableView;
+
+namespace carbon::ui {
+
+class VepView : public QWidget {
+    Q_OBJECT
+public:
+    explicit VepView(QWidget* parent = nullptr);
+    void setResult(VepResult result);
+    void setMessage(const QString& text);
+    const VepTableModel* model() const { return model_; }
+    VepFilterProxy* proxy() const { return proxy_; }
+    QTableView* table() const { return table_; }
+    QComboBox* statusFilter() const { return status_; }
+    // The contig the plot shows, and how many points it holds.
+    QString plottedContig() const { return plotted_; }
+    int plottedPoints() const;
+    // Selects the row (source index) in the table and the plot.
+    void selectRow(int sourceRow);
+
+signals:
+    void variantActivated(const carbon::ui::VepRow& row);
+
+private:
+    void plotContig(const QString& contig);
+    void onCurrentChanged();
+
+    VepTableModel* model_;
+    VepFilterProxy* proxy_;
+    QTableView* table_;
+    QLineEdit* text_;
+    QComboBox* status_;
+    QLabel* summary_;
+    QChartView* chart_;
+    QScatterSeries* points_ = nullptr;
+    QScatterSeries* current_ = nullptr;
+    QVector<int> pointRows_;  // source row of each plotted point
+    QString plotted_;
+};
+
+}  // namespace carbon::ui
