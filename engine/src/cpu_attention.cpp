@@ -17,11 +17,10 @@ void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<con
     const size_t group = n_heads / shape.n_kv_heads;
     const float scale = 1.0f / std::sqrt(float(hd));
     const size_t q_stride = n_heads * hd;
-    // Tasks: (item, kv head, block of up to kRows consecutive rows of the item). The block's rows
-    // times the group's query heads read each key and value once between them, instead of once
-    // per (row, head): at 1,366-token windows that re-reading was most of a pass's memory
-    // traffic. Every (row, head) still adds its terms in key order, so the results are the same
-    // bits as computing it alone (batch invariance holds).
+    // Tasks: (item, kv head, block of up to kRows consecutive rows of the item): the block's rows
+    // times the group's query heads read the same keys and values, which stay in cache between
+    // them. Every (row, head) adds its terms in key order with the same arithmetic as alone, so
+    // the results do not depend on the block (batch invariance holds).
     constexpr size_t kRows = 8;
     struct Task {
         size_t item, g, row0, rows;
@@ -33,46 +32,44 @@ void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<con
                 tasks.push_back({i, g, r, std::min(kRows, item_row[i + 1] - r)});
     pool.parallel_for(tasks.size(), 1, [&](size_t t0, size_t t1, int) {
         thread_local std::vector<float> scores;  // [rows * group][last + 1]
-        thread_local std::vector<float> mx, inv;
         for (size_t t = t0; t < t1; ++t) {
             const Task& task = tasks[t];
             const KvBlocks& s = kv[task.item];
             const size_t first = start[task.item] + (task.row0 - item_row[task.item]);  // causal: row r sees keys 0..first+r
             const size_t last = first + task.rows - 1, n = task.rows * group, width = last + 1;
             scores.resize(n * width);
-            mx.assign(n, -std::numeric_limits<float>::infinity());
-            inv.assign(n, 0.f);
-            auto qv = [&](size_t r, size_t k) { return q + (task.row0 + r) * q_stride + (task.g * group + k) * hd; };
-            for (size_t j = 0; j <= last; ++j) {
-                const float* key = s.key(task.g, j);
-                for (size_t r = (j > first ? j - first : 0); r < task.rows; ++r)
-                    for (size_t k = 0; k < group; ++k) {
-                        const size_t v = r * group + k;
-                        const float x = dot_f32(qv(r, k), key, hd) * scale;
-                        scores[v * width + j] = x;
-                        mx[v] = std::max(mx[v], x);
-                    }
-            }
-            for (size_t r = 0; r < task.rows; ++r)
-                for (size_t k = 0; k < group; ++k) {
-                    const size_t v = r * group + k;
-                    float* sc = scores.data() + v * width;
-                    float denom = 0.f;
-                    for (size_t j = 0; j <= first + r; ++j) {
-                        sc[j] = std::exp(sc[j] - mx[v]);
-                        denom += sc[j];
-                    }
-                    inv[v] = 1.0f / denom;
-                    float* o = out + (task.row0 + r) * q_stride + (task.g * group + k) * hd;
-                    std::fill(o, o + hd, 0.f);
+            // Scores of each (row, head) over its keys, four keys at a time (independent chains;
+            // each dot the same bits as dot_f32 alone); the block's keys stay in cache between
+            // the (row, head) pairs that read them.
+            for (size_t v = 0; v < n; ++v) {
+                const size_t r = v / group, k = v % group, lim = first + r;
+                const float* qv = q + (task.row0 + r) * q_stride + (task.g * group + k) * hd;
+                float* sc = scores.data() + v * width;
+                size_t j = 0;
+                for (; j + 3 <= lim; j += 4) {
+                    const float* keys[4] = {s.key(task.g, j), s.key(task.g, j + 1), s.key(task.g, j + 2), s.key(task.g, j + 3)};
+                    dot4_f32(qv, keys, hd, sc + j);
                 }
-            for (size_t j = 0; j <= last; ++j) {
-                const float* value = s.value(task.g, j);
-                for (size_t r = (j > first ? j - first : 0); r < task.rows; ++r)
-                    for (size_t k = 0; k < group; ++k) {
-                        const size_t v = r * group + k;
-                        axpy_f32(scores[v * width + j] * inv[v], value, out + (task.row0 + r) * q_stride + (task.g * group + k) * hd, hd);
-                    }
+                for (; j <= lim; ++j) sc[j] = dot_f32(qv, s.key(task.g, j), hd);
+                float m = -std::numeric_limits<float>::infinity();
+                for (j = 0; j <= lim; ++j) {
+                    sc[j] *= scale;
+                    m = std::max(m, sc[j]);
+                }
+                float denom = 0.f;
+                for (j = 0; j <= lim; ++j) {
+                    sc[j] = std::exp(sc[j] - m);
+                    denom += sc[j];
+                }
+                const float inv_denom = 1.0f / denom;
+                float* o = out + (task.row0 + r) * q_stride + (task.g * group + k) * hd;
+                std::fill(o, o + hd, 0.f);
+                for (j = 0; j + 3 <= lim; j += 4) {
+                    const float w[4] = {sc[j] * inv_denom, sc[j + 1] * inv_denom, sc[j + 2] * inv_denom, sc[j + 3] * inv_denom};
+                    const float* vals[4] = {s.value(task.g, j), s.value(task.g, j + 1), s.value(task.g, j + 2), s.value(task.g, j + 3)};
+                    axpy4_f32(w, vals, o, hd);
+                }
+                for (; j <= lim; ++j) axpy_f32(sc[j] * inv_denom, s.value(task.g, j), o, hd);
             }
         }
     });

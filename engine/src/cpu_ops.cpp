@@ -218,6 +218,29 @@ CARBON_AVX2 void axpy_f32_avx2(float a, const float* x, float* y, size_t n) {
     for (size_t i = 0; i < nv; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(av, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
     for (size_t i = nv; i < n; ++i) y[i] += a * x[i];
 }
+CARBON_AVX2 void dot4_f32_avx2(const float* a, const float* const b[4], size_t n, float out[4]) {
+    const size_t nv = n & ~size_t(7);
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (size_t i = 0; i < nv; i += 8) {
+        const __m256 av = _mm256_loadu_ps(a + i);
+        for (int c = 0; c < 4; ++c) acc[c] = _mm256_fmadd_ps(av, _mm256_loadu_ps(b[c] + i), acc[c]);
+    }
+    for (int c = 0; c < 4; ++c) out[c] = finish_dot(acc[c], a + nv, b[c] + nv, n - nv);
+}
+
+CARBON_AVX2 void axpy4_f32_avx2(const float s[4], const float* const x[4], float* y, size_t n) {
+    const size_t nv = n & ~size_t(7);
+    const __m256 s0 = _mm256_set1_ps(s[0]), s1 = _mm256_set1_ps(s[1]), s2 = _mm256_set1_ps(s[2]), s3 = _mm256_set1_ps(s[3]);
+    for (size_t i = 0; i < nv; i += 8) {
+        __m256 v = _mm256_loadu_ps(y + i);
+        v = _mm256_fmadd_ps(s0, _mm256_loadu_ps(x[0] + i), v);
+        v = _mm256_fmadd_ps(s1, _mm256_loadu_ps(x[1] + i), v);
+        v = _mm256_fmadd_ps(s2, _mm256_loadu_ps(x[2] + i), v);
+        _mm256_storeu_ps(y + i, _mm256_fmadd_ps(s3, _mm256_loadu_ps(x[3] + i), v));
+    }
+    for (size_t i = nv; i < n; ++i)
+        for (int c = 0; c < 4; ++c) y[i] += s[c] * x[c][i];
+}
 #endif  // CARBON_X86
 
 constexpr size_t kPanelRows = 16;  // weight rows converted to f32 at once per task
@@ -238,6 +261,20 @@ void axpy_f32(float a, const float* x, float* y, size_t n) {
     if (g_simd) return axpy_f32_avx2(a, x, y, n);
 #endif
     for (size_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+void dot4_f32(const float* a, const float* const b[4], size_t n, float out[4]) {
+#if CARBON_X86
+    if (g_simd) return dot4_f32_avx2(a, b, n, out);
+#endif
+    for (int c = 0; c < 4; ++c) out[c] = dot_f32(a, b[c], n);
+}
+
+void axpy4_f32(const float s[4], const float* const x[4], float* y, size_t n) {
+#if CARBON_X86
+    if (g_simd) return axpy4_f32_avx2(s, x, y, n);
+#endif
+    for (int c = 0; c < 4; ++c) axpy_f32(s[c], x[c], y, n);
 }
 
 void load_row(const WeightMatrix& w, size_t row, float* out) {

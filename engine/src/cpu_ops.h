@@ -53,6 +53,10 @@ void add_bias(float* y, size_t m, size_t ldy, const void* bias, DType dtype, siz
 // then the horizontal sum, then the tail), so attention stays batch-invariant.
 float dot_f32(const float* a, const float* b, size_t n);
 void axpy_f32(float a, const float* x, float* y, size_t n);
+// Four of them at once, each the same bits as its own call (independent chains, more in flight):
+// out[c] = dot_f32(a, b[c], n); and y += s[0] * x[0], then s[1] * x[1], ... in that order.
+void dot4_f32(const float* a, const float* const b[4], size_t n, float out[4]);
+void axpy4_f32(const float s[4], const float* const x[4], float* y, size_t n);
 
 // One layer of one sequence's KV cache, stored in blocks of block_tokens positions (the CPU
 // backend's cache: a block is [layer][k|v][kv_head][token][dim]). The key of KV head g at position
