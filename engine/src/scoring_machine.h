@@ -373,6 +373,25 @@ inline void extend_prefix(Backend& backend, SeqId seq, std::vector<int32_t>& cac
     }
 }
 
+// Prefix sums of a sequence's per-base log p by 6-mer: sum[k] and count[k] over the bases of
+// 6-mers 0..k-1 that have a value (n bases, K 6-mers), to swap in an alternative's values.
+struct KmerPrefixSums {
+    std::vector<double> sum;
+    std::vector<size_t> count;
+};
+inline KmerPrefixSums kmer_prefix_sums(const std::vector<float>& logp, size_t n, size_t K) {
+    KmerPrefixSums p{std::vector<double>(K + 1, 0.0), std::vector<size_t>(K + 1, 0)};
+    for (size_t k = 0; k < K; ++k) {
+        double s = 0.0;
+        size_t c = 0;
+        for (size_t i = 6 * k; i < std::min(6 * k + 6, n); ++i)
+            if (!std::isnan(logp[i])) s += double(logp[i]), ++c;
+        p.sum[k + 1] = p.sum[k] + s;
+        p.count[k + 1] = p.count[k] + c;
+    }
+    return p;
+}
+
 // Everything one sequence's scoring keeps while its job runs.
 struct ScoreState {
     Prepared prep;

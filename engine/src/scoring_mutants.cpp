@@ -104,16 +104,9 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
     }
 
     // Per-6-mer sums of the reference's base logp (prefix sums), to swap in a mutant's values.
-    std::vector<double> csum(K + 1, 0.0);
-    std::vector<size_t> ccount(K + 1, 0);
-    for (size_t k = 0; k < K; ++k) {
-        double s = 0.0;
-        size_t c = 0;
-        for (size_t i = 6 * k; i < std::min(6 * k + 6, n); ++i)
-            if (!std::isnan(ref.logp[i])) s += double(ref.logp[i]), ++c;
-        csum[k + 1] = csum[k] + s;
-        ccount[k + 1] = ccount[k] + c;
-    }
+    const KmerPrefixSums sums = kmer_prefix_sums(ref.logp, n, K);
+    const std::vector<double>& csum = sums.sum;
+    const std::vector<size_t>& ccount = sums.count;
 
     // 2. Mutants, base-level only, in descending 6-mer order so the reference cache only shrinks.
     std::vector<size_t> order(mutations.size());

@@ -9,35 +9,13 @@
 #include "carbon/model.h"
 #include "carbon/scoring.h"
 #include "check.h"
-#include "test_model_dir.h"
+#include "scoring_test_models.h"
 
 using namespace carbon;
+using testing_support::short_context;
+using testing_support::tiny;
 
 namespace {
-
-std::unique_ptr<Model> load(const TestModelOptions& o, const std::string& tag) {
-    ModelOptions mo;
-    mo.backend = BackendKind::Cpu;
-    mo.threads = 2;
-    return Model::load(testing_support::tiny_model(o, tag), mo);
-}
-
-Model& tiny() {
-    static std::unique_ptr<Model> m = load({}, "tiny");
-    return *m;
-}
-
-// 64-token context: sequences of a few hundred bases need sliding windows.
-Model& short_context() {
-    static std::unique_ptr<Model> m = [] {
-        TestModelOptions o;
-        o.max_position = 64;
-        o.compact_vocab = true;
-        o.seed = 5;
-        return load(o, "ctx64");
-    }();
-    return *m;
-}
 
 std::string random_dna(size_t n, std::mt19937& rng) {
     std::string s(n, 'A');

@@ -10,37 +10,13 @@
 #include "carbon/scoring.h"
 #include "carbon/variants.h"
 #include "check.h"
-#include "test_model_dir.h"
+#include "scoring_test_models.h"
 
 using namespace carbon;
+using testing_support::short_context;
+using testing_support::tiny;
 
 namespace {
-
-std::unique_ptr<Model> load(const TestModelOptions& o, const std::string& tag) {
-    ModelOptions mo;
-    mo.backend = BackendKind::Cpu;
-    mo.threads = 2;
-    return Model::load(testing_support::tiny_model(o, tag), mo);
-}
-
-// The default tiny model (full 155,776 vocabulary, 2,048 positions).
-Model& tiny() {
-    static std::unique_ptr<Model> m = load({}, "tiny");
-    return *m;
-}
-
-// A tiny model with a 64-token context (compact vocabulary, so full-head brute force is cheap):
-// long sequences need sliding windows.
-Model& short_context() {
-    static std::unique_ptr<Model> m = [] {
-        TestModelOptions o;
-        o.max_position = 64;
-        o.compact_vocab = true;
-        o.seed = 5;
-        return load(o, "ctx64");
-    }();
-    return *m;
-}
 
 ScoreOptions options_for(Model& m) {
     ScoreOptions o;
