@@ -34,7 +34,6 @@ int cmd_vep(const std::vector<std::string>&) {
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "cli_args.h"
@@ -75,25 +74,66 @@ const char* kVepUsage = R"(usage: carbon-cli vep --model DIR --reference GENOME.
   requests on standard input and writes their rows on standard output (docs/vep.md: protocol).
 )";
 
-// Reads a partial output: the number of complete rows after the header, truncating a torn last
-// line. Error when its header is not this run's (different settings).
-size_t resume_point(const std::string& partial, const std::string& header) {
-    std::ifstream in(partial, std::ios::binary);
-    if (!in) throw Error("--resume: cannot read " + partial + ": " + std::strerror(errno));
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text.size() < header.size()) {
-        if (header.compare(0, text.size(), text) != 0)
-            throw Error("--resume: " + partial + " is not a partial output of this command (its first lines differ)");
-        return SIZE_MAX;  // killed while writing the header: start again
+// A partial output: its complete rows after the header (a torn last line is cut off the file)
+// and the last of them; restart when it was killed while writing the header. Read in pieces, so
+// a partial output of any size costs no memory. Error when its header is not this run's.
+struct ResumePoint {
+    size_t rows = 0;
+    std::string last_row;
+    bool restart = false;
+};
+
+ResumePoint resume_point(const std::string& partial, const std::string& header) {
+    const int fd = ::open(partial.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error("--resume: cannot read " + partial + ": " + std::strerror(errno));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    std::vector<char> buf(1 << 20);
+    std::string head, line;
+    ResumePoint r;
+    uint64_t offset = 0, keep = 0;  // bytes read; the end of the last complete line
+    for (;;) {
+        const ssize_t got = ::read(fd, buf.data(), buf.size());
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) throw Error("--resume: cannot read " + partial + ": " + std::strerror(errno));
+        if (got == 0) break;
+        size_t i = 0;
+        while (i < size_t(got) && head.size() < header.size()) head += buf[i++];
+        if (head.size() == header.size() && keep == 0) {
+            if (head != header)
+                throw Error("--resume: " + partial + " was made with other settings (its '#' lines differ from this run's); "
+                            "run again with the same options, or remove it to start over");
+            keep = header.size();
+        }
+        for (; i < size_t(got); ++i) {
+            if (buf[i] != '\n') {
+                if (line.size() < 4096) line += buf[i];
+                continue;
+            }
+            r.last_row = std::move(line);
+            line.clear();
+            ++r.rows;
+            keep = offset + i + 1;
+        }
+        offset += uint64_t(got);
     }
-    if (text.compare(0, header.size(), header) != 0)
-        throw Error("--resume: " + partial + " was made with other settings (its '#' lines differ from this run's); "
-                    "run again with the same options, or remove it to start over");
-    const size_t last_nl = text.rfind('\n');
-    const size_t keep = last_nl == std::string::npos || last_nl + 1 < header.size() ? header.size() : last_nl + 1;
-    if (keep < text.size() && ::truncate(partial.c_str(), off_t(keep)) != 0)
+    if (head.size() < header.size()) {
+        if (header.compare(0, head.size(), head) != 0)
+            throw Error("--resume: " + partial + " is not a partial output of this command (its first lines differ)");
+        r.restart = true;
+        return r;
+    }
+    if (keep < offset && ::truncate(partial.c_str(), off_t(keep)) != 0)
         throw Error("--resume: cannot truncate " + partial + ": " + std::strerror(errno));
-    return size_t(std::count(text.begin() + std::ptrdiff_t(header.size()), text.begin() + std::ptrdiff_t(keep), '\n'));
+    return r;
+}
+
+// The first five columns of a record's row i (what identifies it), as the rows write them.
+std::string row_key(const storage::VcfRecord& r, size_t i) {
+    return r.chrom + '\t' + std::to_string(r.pos + 1) + '\t' + (r.id.empty() ? "." : r.id) + '\t' + r.ref + '\t' +
+           (r.alts.empty() ? std::string(".") : r.alts[i]);
 }
 
 void write_all(int fd, const std::string& s, const std::string& path) {
@@ -124,19 +164,28 @@ int cmd_vep(const std::vector<std::string>& argv) {
     const std::string header = vep_header(settings);
 
     std::error_code ec;
-    size_t skip_rows = 0;
+    ResumePoint resume;
     const bool have_partial = std::filesystem::exists(partial, ec);
     if (a.flag("resume")) {
         if (!have_partial && std::filesystem::exists(out_path, ec)) {
             if (!a.flag("quiet")) std::fprintf(stderr, "vep: %s is complete; nothing to resume\n", out_path.c_str());
             return 0;
         }
-        if (have_partial) skip_rows = resume_point(partial, header);
+        if (have_partial) resume = resume_point(partial, header);
     } else if (have_partial) {
         throw Error(partial + " holds a run that did not finish: add --resume to continue it, or remove it to start over");
     }
-    const bool fresh = !have_partial || skip_rows == SIZE_MAX;
-    if (skip_rows == SIZE_MAX) skip_rows = 0;
+    const bool fresh = !have_partial || resume.restart;
+    const size_t skip_rows = resume.restart ? 0 : resume.rows;
+    // The partial output's last row must be the one this VCF gives at that place: a VCF changed
+    // since the run started would otherwise be mixed into one file.
+    auto check_resumed = [&](const storage::VcfRecord& rec, size_t i) {
+        const std::string want = row_key(rec, i);
+        if (resume.last_row.compare(0, want.size() + 1, want + '\t') != 0)
+            throw Error("--resume: " + partial + " does not match " + settings.vcf + ": its row " + std::to_string(skip_rows) +
+                        " is '" + resume.last_row.substr(0, 120) + "' but the VCF gives " + want +
+                        " there (did the VCF change?); remove it to start over");
+    };
 
     // Inputs first (a wrong path is refused before the model loads).
     storage::VcfReader vcf(settings.vcf, settings.regions);
@@ -162,9 +211,11 @@ int cmd_vep(const std::vector<std::string>& argv) {
         ++records;
         const size_t n_rows = VepScorer::row_count(rec);
         if (rows_seen + n_rows <= skip_rows) {  // already in the partial output
+            if (rows_seen + n_rows == skip_rows) check_resumed(rec, n_rows - 1);
             rows_seen += n_rows;
             continue;
         }
+        if (rows_seen < skip_rows) check_resumed(rec, skip_rows - rows_seen - 1);
         std::string text = scorer.rows(rec);
         if (rows_seen < skip_rows) {  // a record whose first rows were written before the kill
             size_t drop = skip_rows - rows_seen, at = 0;
@@ -181,6 +232,9 @@ int cmd_vep(const std::vector<std::string>& argv) {
             std::fprintf(stderr, "\rvep: %zu records, %zu rows (%.1f rows/s)   ", records, rows_seen, double(rows_scored) / secs);
         }
     }
+    if (rows_seen < skip_rows)
+        throw Error("--resume: " + partial + " holds " + std::to_string(skip_rows) + " rows but " + settings.vcf + " gives only " +
+                    std::to_string(rows_seen) + " (did the VCF change?); remove it to start over");
     if (::fsync(fd) != 0) throw Error("cannot write " + partial + ": " + std::strerror(errno));
     std::filesystem::rename(partial, out_path, ec);
     if (ec) throw Error("cannot rename " + partial + " to " + out_path + ": " + ec.message());

@@ -244,6 +244,44 @@ def main():
           f"the resumed output differs from the uninterrupted run after {kills} kills")
     print(f"resume: {kills} SIGKILLs over {attempts} attempts (whole run {whole:.2f} s), output identical")
 
+    # A VCF changed between the kill and the resume is refused, not mixed into the output.
+    changed = os.path.join(d, "changed.tsv")
+    for f in (changed, changed + ".partial"):
+        if os.path.exists(f):
+            os.remove(f)
+    for attempt in range(50):
+        proc = subprocess.Popen(args + ["--out", changed, "--resume"], stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, max(0.4, whole / 3)))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        if os.path.exists(changed + ".partial") and len(rows(changed + ".partial")) >= 1:
+            break
+    if os.path.exists(changed + ".partial") and not os.path.exists(changed):
+        original = open(big_vcf).read()
+        try:
+            with open(big_vcf, "w") as f:  # every variant one base further on
+                for line in original.splitlines(keepends=True):
+                    if line.startswith("#"):
+                        f.write(line)
+                        continue
+                    c = line.rstrip("\n").split("\t")
+                    p1 = int(c[1]) + 1
+                    b = up["chr1"][p1 - 1]
+                    f.write(f"chr1\t{p1}\t.\t{b}\t{other(b)}\n")
+            p = subprocess.run(args + ["--out", changed, "--resume"], capture_output=True, text=True)
+            check(p.returncode == 1 and "does not match" in p.stderr and "did the VCF change?" in p.stderr,
+                  f"a resume after the VCF changed: {p.returncode} {p.stderr}")
+            with open(big_vcf, "w") as f:  # and one with fewer records than the partial output holds
+                f.write("##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\n")
+            p = subprocess.run(args + ["--out", changed, "--resume"], capture_output=True, text=True)
+            check(p.returncode == 1 and "gives only 0" in p.stderr, f"a resume after the VCF lost its records: {p.stderr}")
+        finally:
+            with open(big_vcf, "w") as f:
+                f.write(original)
+    else:
+        check(False, "could not leave a partial output to resume against a changed VCF")
+
     # Refusals: a partial run without --resume, a resume with other settings, a folder as --out.
     part = os.path.join(d, "refuse.tsv")
     shutil.copyfile(full, part + ".partial")  # a run with --window 600
