@@ -62,18 +62,8 @@ std::vector<SequenceScore> score_sequences(Backend& backend, const Tokenizer& to
     auto next = [&]() -> std::unique_ptr<Job> {
         if (next_index == sequences.size()) return nullptr;
         ScoreState& s = st[next_index++];
-        s.prep = prepare(tokenizer, options.tags, sequences[next_index - 1]);
-        const size_t n = s.prep.upper.size(), K = s.prep.dna.size();
-        s.result.length = n;
-        s.result.layout = L;
-        s.result.notices = s.prep.notices;
-        if (options.per_base_track) s.result.track.assign(n, BaseScore{});
-        s.logp.assign(n, std::numeric_limits<float>::quiet_NaN());
-        if (options.token_score) s.token_logp.assign(K + 1, kNaN);
-        std::vector<Task> tasks = plan_tasks(K, options.token_score, L);
-        s.result.windows = tasks.size();
-        s.sink = std::make_unique<TrackSink>(s.prep.upper, options.per_base_track, s.result.track, s.logp, s.token_logp,
-                                             bases_done);
+        std::vector<Task> tasks = start_scoring(s, tokenizer, options.tags, sequences[next_index - 1], L, options.token_score,
+                                                options.per_base_track, bases_done);
         const SeqId seq = backend.create_sequence();
         return std::make_unique<Job>(backend, seq, true, s.cache, s.prep.prefix, s.prep.dna, std::move(tasks), *s.sink);
     };

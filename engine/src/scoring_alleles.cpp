@@ -79,16 +79,10 @@ AlleleScores score_alleles(Backend& backend, const Tokenizer& tokenizer, std::st
 
     // 1. The reference, keeping its backend sequence for the forks.
     ScoreState ref;
-    ref.prep = prepare(tokenizer, options.tags, reference);
+    ScoreOptions ref_options = options;
+    ref_options.token_score = false;  // base-level only
+    std::vector<Task> ref_tasks = start_scoring(ref, tokenizer, options.tags, reference, L, false, true, ref.bases_done);
     const size_t K = ref.prep.dna.size(), P = ref.prep.prefix.size();
-    ref.result.length = n;
-    ref.result.layout = L;
-    ref.result.notices = ref.prep.notices;
-    ref.result.track.assign(n, BaseScore{});
-    ref.logp.assign(n, std::numeric_limits<float>::quiet_NaN());
-    ref.sink = std::make_unique<TrackSink>(ref.prep.upper, true, ref.result.track, ref.logp, ref.token_logp, ref.bases_done);
-    std::vector<Task> ref_tasks = plan_tasks(K, false, L);
-    ref.result.windows = ref_tasks.size();
 
     // Tasks of alternative i: its windows' targets from 6-mer t = first_diff / 6 on.
     auto alt_tasks = [&](size_t i, size_t K_alt) {
@@ -111,18 +105,10 @@ AlleleScores score_alleles(Backend& backend, const Tokenizer& tokenizer, std::st
     };
 
     SeqGuard pre(backend, backend.create_sequence());
-    {
-        auto job = std::make_unique<Job>(backend, pre.seq, false, ref.cache, ref.prep.prefix, ref.prep.dna, std::move(ref_tasks),
-                                         *ref.sink);
-        job->fed_total = &out.reference_tokens;
-        Runner runner(backend, tokenizer, false, options, L.prefix_tokens + L.window_tokens);
-        const bool finished = runner.run([&]() { return std::move(job); }, report);
-        finalize(ref.result, ref.logp, ref.token_logp);
-        if (!finished) {
-            ref.result.cancelled = out.cancelled = true;
-            out.reference = std::move(ref.result);
-            return out;
-        }
+    if (!run_reference(backend, tokenizer, pre.seq, ref, std::move(ref_tasks), ref_options, L, out.reference_tokens, report)) {
+        out.cancelled = true;
+        out.reference = std::move(ref.result);
+        return out;
     }
     // Sums of the reference's base logp over its first 6k bases.
     const KmerPrefixSums sums = kmer_prefix_sums(ref.logp, n, K);

@@ -403,4 +403,37 @@ struct ScoreState {
     std::unique_ptr<TrackSink> sink;
 };
 
+// Prepares `s` to score `sequence`: its tokens, result slots (the track when keep_track, token
+// log-probabilities with token_score) and its sink, which counts bases into `bases_done`.
+// Returns the sequence's tasks.
+inline std::vector<Task> start_scoring(ScoreState& s, const Tokenizer& tokenizer, const std::string& tags, std::string_view sequence,
+                                       const WindowLayout& L, bool token_score, bool keep_track, size_t& bases_done) {
+    s.prep = prepare(tokenizer, tags, sequence);
+    const size_t n = s.prep.upper.size(), K = s.prep.dna.size();
+    s.result.length = n;
+    s.result.layout = L;
+    s.result.notices = s.prep.notices;
+    if (keep_track) s.result.track.assign(n, BaseScore{});
+    s.logp.assign(n, std::numeric_limits<float>::quiet_NaN());
+    if (token_score) s.token_logp.assign(K + 1, kNaN);
+    std::vector<Task> tasks = plan_tasks(K, token_score, L);
+    s.result.windows = tasks.size();
+    s.sink = std::make_unique<TrackSink>(s.prep.upper, keep_track, s.result.track, s.logp, s.token_logp, bases_done);
+    return tasks;
+}
+
+// Runs a reference's tasks on `seq`, which the caller keeps (its cache, listed in s.cache, then
+// serves forks), counting the tokens into `fed`, and finalizes s.result. False when `report`
+// cancelled (s.result is then marked so).
+inline bool run_reference(Backend& backend, const Tokenizer& tokenizer, SeqId seq, ScoreState& s, std::vector<Task> tasks,
+                          const ScoreOptions& options, const WindowLayout& L, size_t& fed, const std::function<bool()>& report) {
+    auto job = std::make_unique<Job>(backend, seq, false, s.cache, s.prep.prefix, s.prep.dna, std::move(tasks), *s.sink);
+    job->fed_total = &fed;
+    Runner runner(backend, tokenizer, options.token_score, options, L.prefix_tokens + L.window_tokens);
+    const bool finished = runner.run([&]() { return std::move(job); }, report);
+    finalize(s.result, s.logp, s.token_logp);
+    s.result.cancelled = !finished;
+    return finished;
+}
+
 }  // namespace carbon::scoring_detail

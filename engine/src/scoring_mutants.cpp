@@ -57,18 +57,10 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
 
     // 1. The reference, keeping its backend sequence: its cache serves every mutant.
     ScoreState ref;
-    ref.prep = prepare(tokenizer, options.tags, reference);
+    std::vector<Task> ref_tasks =
+        start_scoring(ref, tokenizer, options.tags, reference, L, options.token_score, true, ref.bases_done);
     const std::string& up = ref.prep.upper;
     const size_t K = ref.prep.dna.size();
-    ref.result.length = n;
-    ref.result.layout = L;
-    ref.result.notices = ref.prep.notices;
-    ref.result.track.assign(n, BaseScore{});
-    ref.logp.assign(n, std::numeric_limits<float>::quiet_NaN());
-    if (options.token_score) ref.token_logp.assign(K + 1, kNaN);
-    ref.sink = std::make_unique<TrackSink>(up, true, ref.result.track, ref.logp, ref.token_logp, ref.bases_done);
-    std::vector<Task> ref_tasks = plan_tasks(K, options.token_score, L);
-    ref.result.windows = ref_tasks.size();
 
     // Progress is in tokens: the reference's, then each mutant's from its 6-mer on (a mutant
     // that reaches a second window also refeeds that window's start, counted as it happens).
@@ -89,18 +81,10 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
     };
 
     SeqGuard pre(backend, backend.create_sequence());
-    {
-        std::unique_ptr<Job> job =
-            std::make_unique<Job>(backend, pre.seq, false, ref.cache, ref.prep.prefix, ref.prep.dna, std::move(ref_tasks), *ref.sink);
-        job->fed_total = &ref_tokens;
-        Runner runner(backend, tokenizer, options.token_score, options, L.prefix_tokens + L.window_tokens);
-        const bool finished = runner.run([&]() { return std::move(job); }, report);
-        finalize(ref.result, ref.logp, ref.token_logp);
-        if (!finished) {
-            ref.result.cancelled = out.cancelled = true;
-            out.reference = std::move(ref.result);
-            return out;
-        }
+    if (!run_reference(backend, tokenizer, pre.seq, ref, std::move(ref_tasks), options, L, ref_tokens, report)) {
+        out.cancelled = true;
+        out.reference = std::move(ref.result);
+        return out;
     }
 
     // Per-6-mer sums of the reference's base logp (prefix sums), to swap in a mutant's values.
@@ -188,7 +172,6 @@ MutantScores score_mutants(Backend& backend, const Tokenizer& tokenizer, std::st
             live[j.tag].reset();
         });
     out.cancelled = !finished;
-    ref.result.cancelled = false;
     out.reference = std::move(ref.result);
     if (progress && finished) {  // the plan was an estimate: end at exactly what was done
         const size_t all = ref_tokens + out.mutant_tokens;
