@@ -86,10 +86,7 @@ struct ResumePoint {
 ResumePoint resume_point(const std::string& partial, const std::string& header) {
     const int fd = ::open(partial.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error("--resume: cannot read " + partial + ": " + std::strerror(errno));
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
+    const FdCloser closer(fd);
     std::vector<char> buf(1 << 20);
     std::string head, line;
     ResumePoint r;
@@ -130,22 +127,6 @@ ResumePoint resume_point(const std::string& partial, const std::string& header) 
     return r;
 }
 
-// The first five columns of a record's row i (what identifies it), as the rows write them.
-std::string row_key(const storage::VcfRecord& r, size_t i) {
-    return r.chrom + '\t' + std::to_string(r.pos + 1) + '\t' + (r.id.empty() ? "." : r.id) + '\t' + r.ref + '\t' +
-           (r.alts.empty() ? std::string(".") : r.alts[i]);
-}
-
-void write_all(int fd, const std::string& s, const std::string& path) {
-    size_t done = 0;
-    while (done < s.size()) {
-        const ssize_t w = ::write(fd, s.data() + done, s.size() - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
-        done += size_t(w);
-    }
-}
-
 }  // namespace
 
 int cmd_vep(const std::vector<std::string>& argv) {
@@ -180,7 +161,7 @@ int cmd_vep(const std::vector<std::string>& argv) {
     // The partial output's last row must be the one this VCF gives at that place: a VCF changed
     // since the run started would otherwise be mixed into one file.
     auto check_resumed = [&](const storage::VcfRecord& rec, size_t i) {
-        const std::string want = row_key(rec, i);
+        const std::string want = vep_row_key(rec, i);
         if (resume.last_row.compare(0, want.size() + 1, want + '\t') != 0)
             throw Error("--resume: " + partial + " does not match " + settings.vcf + ": its row " + std::to_string(skip_rows) +
                         " is '" + resume.last_row.substr(0, 120) + "' but the VCF gives " + want +
@@ -191,17 +172,12 @@ int cmd_vep(const std::vector<std::string>& argv) {
     storage::VcfReader vcf(settings.vcf, settings.regions);
     const auto genome = storage::ReferenceGenome::open(settings.reference, storage::ReferenceGenome::default_index_dir());
     auto m = load_model_from_args(a);
-    VepSettings run = settings;
-    run.options.scoring.context_tokens = size_t(m->config().max_position_embeddings);
-    VepScorer scorer(run, *m, *genome);
+    VepScorer scorer(settings, *m, *genome);
 
     const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (fresh ? O_TRUNC : O_APPEND), 0644);
     if (fd < 0) throw Error("cannot write " + partial + ": " + std::strerror(errno));
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
-    if (fresh) write_all(fd, header, partial);
+    const FdCloser closer(fd);
+    if (fresh) write_fully(fd, header.data(), header.size(), partial);
 
     const auto t0 = std::chrono::steady_clock::now();
     auto last_print = t0;
@@ -222,7 +198,7 @@ int cmd_vep(const std::vector<std::string>& argv) {
             while (drop-- > 0) at = text.find('\n', at) + 1;
             text.erase(0, at);
         }
-        write_all(fd, text, partial);
+        write_fully(fd, text.data(), text.size(), partial);
         rows_seen += n_rows;
         rows_scored += n_rows;
         const auto now = std::chrono::steady_clock::now();

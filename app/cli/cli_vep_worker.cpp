@@ -49,22 +49,12 @@ bool read_exact(int fd, char* p, size_t n) {
     return true;
 }
 
-void write_exact(int fd, const char* p, size_t n) {
-    size_t done = 0;
-    while (done < n) {
-        const ssize_t w = ::write(fd, p + done, n - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) throw Error(std::string("worker: cannot write its output: ") + std::strerror(errno));
-        done += size_t(w);
-    }
-}
-
 void send_frame(const std::string& bytes) {
     if (bytes.size() > UINT32_MAX) throw Error("worker: a shard's rows exceed 4 GiB; use smaller shards (--shard-bp)");
     const uint32_t n = uint32_t(bytes.size());
     const unsigned char len[4] = {uint8_t(n), uint8_t(n >> 8), uint8_t(n >> 16), uint8_t(n >> 24)};
-    write_exact(1, reinterpret_cast<const char*>(len), 4);
-    write_exact(1, bytes.data(), bytes.size());
+    write_fully(1, reinterpret_cast<const char*>(len), 4, "the worker's output");
+    write_fully(1, bytes.data(), bytes.size(), "the worker's output");
 }
 
 bool receive_frame(std::string& out) {
@@ -129,9 +119,7 @@ int vep_worker(const Args& a, const VepSettings& settings) {
     if (::isatty(1)) throw Error("--worker speaks a binary protocol on standard output; it is started by carbon-cluster, not by hand");
     const auto genome = storage::ReferenceGenome::open(settings.reference, storage::ReferenceGenome::default_index_dir());
     auto m = load_model_from_args(a);
-    VepSettings run = settings;
-    run.options.scoring.context_tokens = size_t(m->config().max_position_embeddings);
-    VepScorer scorer(run, *m, *genome);
+    VepScorer scorer(settings, *m, *genome);
     send_frame(Json({{"protocol", kProtocol}, {"carbon", CARBON_VERSION}, {"header", vep_header(settings)},
                      {"backend", m->backend().describe()}})
                    .dump());

@@ -3,8 +3,12 @@
 
 #include "vep_job.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 
 #include "carbon/common.h"
 #include "cli_common.h"
@@ -69,8 +73,29 @@ std::string vep_header(const VepSettings& s) {
     return h;
 }
 
-VepScorer::VepScorer(const VepSettings& settings, Model& model, const storage::ReferenceGenome& genome)
-    : s_(settings), model_(model), genome_(genome) {}
+std::string vep_row_key(const storage::VcfRecord& r, size_t i) {
+    return r.chrom + '\t' + std::to_string(r.pos + 1) + '\t' + (r.id.empty() ? "." : r.id) + '\t' + r.ref + '\t' +
+           (r.alts.empty() ? std::string(".") : r.alts[i]);
+}
+
+void write_fully(int fd, const char* data, size_t n, const std::string& what) {
+    size_t done = 0;
+    while (done < n) {
+        const ssize_t w = ::write(fd, data + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) throw Error("cannot write " + what + ": " + std::strerror(errno));
+        done += size_t(w);
+    }
+}
+
+FdCloser::~FdCloser() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+VepScorer::VepScorer(VepSettings settings, Model& model, const storage::ReferenceGenome& genome)
+    : s_(std::move(settings)), model_(model), genome_(genome) {
+    s_.options.scoring.context_tokens = size_t(model_.config().max_position_embeddings);
+}
 
 std::string VepScorer::rows(const storage::VcfRecord& r) {
     const VariantOptions& vo = s_.options;
@@ -114,8 +139,7 @@ std::string VepScorer::rows(const storage::VcfRecord& r) {
     std::string out;
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& w = rows[i];
-        out += r.chrom + '\t' + std::to_string(r.pos + 1) + '\t' + (r.id.empty() ? "." : r.id) + '\t' + r.ref + '\t' +
-               (r.alts.empty() ? std::string(".") : r.alts[i]) + '\t' + w.status + '\t' +
+        out += vep_row_key(r, i) + '\t' + w.status + '\t' +
                (w.window_end ? std::to_string(w.window_start) : "NA") + '\t' + (w.window_end ? std::to_string(w.window_end) : "NA") + '\t' +
                tsv_number(w.effect.site_log_odds) + '\t' + tsv_number(w.effect.window_delta) + '\t' +
                tsv_number(w.effect.window_delta_rc) + '\t' + tsv_number(w.effect.window_delta_mean) + '\n';

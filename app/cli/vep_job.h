@@ -33,9 +33,14 @@ VepSettings vep_settings(const Args& a);
 // The '#' lines that start every output: the build and every setting that decides the rows.
 std::string vep_header(const VepSettings& s);
 
+// The first five columns of a record's row i (CHROM POS ID REF ALT, as the rows write them):
+// what identifies a row when a partial output is resumed.
+std::string vep_row_key(const storage::VcfRecord& record, size_t i);
+
 class VepScorer {
 public:
-    VepScorer(const VepSettings& settings, Model& model, const storage::ReferenceGenome& genome);
+    // Takes the settings with the model's context (max_position_embeddings) for the windows.
+    VepScorer(VepSettings settings, Model& model, const storage::ReferenceGenome& genome);
     // The record's rows (one per alternative; one no_alt row without any), formatted.
     std::string rows(const storage::VcfRecord& record);
     // Rows a record gives, without scoring it.
@@ -43,10 +48,25 @@ public:
     size_t tokens() const { return tokens_; }
 
 private:
-    const VepSettings& s_;
+    VepSettings s_;
     Model& model_;
     const storage::ReferenceGenome& genome_;
     size_t tokens_ = 0;
+};
+
+// Writes all n bytes to fd (short writes and EINTR retried); Error "cannot write WHAT: reason".
+void write_fully(int fd, const char* data, size_t n, const std::string& what);
+
+// Closes a file descriptor when it goes out of scope.
+class FdCloser {
+public:
+    explicit FdCloser(int fd) : fd_(fd) {}
+    ~FdCloser();
+    FdCloser(const FdCloser&) = delete;
+    FdCloser& operator=(const FdCloser&) = delete;
+
+private:
+    int fd_;
 };
 
 // `carbon-cli vep --worker`: the long-lived engine process of a distributed run (cli_vep_worker.cpp).
