@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <optional>
 
 #include "carbon/common.h"
 #include "carbon/storage/vcf.h"
@@ -64,16 +63,32 @@ struct HtsFree {
 template <class T>
 using HtsPtr = std::unique_ptr<T, HtsFree>;
 
-// Where each contig's records start in the file (its first indexed offset), by name.
+// The names of an index's contigs in the order their records come in the file (by the first
+// offset the index holds for each).
 template <class Query>
-std::vector<std::pair<uint64_t, std::string>> first_offsets(const char** names, int n, Query query) {
-    std::vector<std::pair<uint64_t, std::string>> out;
+std::vector<std::string> in_file_order(const char** names, int n, Query query) {
+    std::vector<std::pair<uint64_t, std::string>> order;
     for (int tid = 0; tid < n; ++tid) {
         HtsPtr<hts_itr_t> itr(query(names[tid]));
-        if (itr && itr->n_off > 0) out.emplace_back(itr->off[0].u, names[tid]);
+        if (itr && itr->n_off > 0) order.emplace_back(itr->off[0].u, names[tid]);
     }
-    std::sort(out.begin(), out.end());
+    free(names);
+    std::sort(order.begin(), order.end());
+    std::vector<std::string> out;
+    for (auto& [off, name] : order) out.push_back(std::move(name));
     return out;
+}
+
+std::vector<std::string> tabix_contigs(tbx_t* tbx) {
+    int n = 0;
+    const char** names = tbx_seqnames(tbx, &n);
+    return in_file_order(names, n, [&](const char* name) { return tbx_itr_queryi(tbx, tbx_name2id(tbx, name), 0, HTS_POS_MAX); });
+}
+
+std::vector<std::string> csi_contigs(hts_idx_t* idx, bcf_hdr_t* hdr) {
+    int n = 0;
+    const char** names = bcf_index_seqnames(idx, hdr, &n);
+    return in_file_order(names, n, [&](const char* name) { return bcf_itr_queryi(idx, bcf_hdr_name2id(hdr, name), 0, HTS_POS_MAX); });
 }
 
 }  // namespace
@@ -156,6 +171,24 @@ struct VcfReader::Impl {
     ~Impl() { free(ks.s); }
 
     std::string at_line() const { return path + ":" + std::to_string(lines->line_number()) + ": "; }
+
+    // With the index loaded: the regions in file order (contigs in the order their records
+    // come), overlaps merged, so that every record comes once and in the file's order.
+    void order_regions() {
+        const std::vector<std::string> contigs = bcf ? csi_contigs(idx.get(), hdr.get()) : tabix_contigs(tbx.get());
+        auto order = [&](const VcfRegion& g) { return size_t(std::find(contigs.begin(), contigs.end(), g.contig) - contigs.begin()); };
+        std::stable_sort(regions.begin(), regions.end(), [&](const VcfRegion& a, const VcfRegion& b) {
+            return std::make_pair(order(a), a.begin) < std::make_pair(order(b), b.begin);
+        });
+        std::vector<VcfRegion> merged;
+        for (const VcfRegion& g : regions) {
+            if (!merged.empty() && merged.back().contig == g.contig && g.begin <= merged.back().end)
+                merged.back().end = std::max(merged.back().end, g.end);
+            else
+                merged.push_back(g);
+        }
+        regions = std::move(merged);
+    }
 
     bool wanted(const std::string& chrom, int64_t pos) const {
         if (regions.empty()) return true;
@@ -316,6 +349,7 @@ VcfReader::VcfReader(const std::string& path, std::vector<VcfRegion> regions) : 
             if (!m.regions.empty() && index_is_current(path)) {
                 m.idx.reset(bcf_index_load3(path.c_str(), nullptr, HTS_IDX_SILENT_FAIL));
                 m.indexed = bool(m.idx);
+                if (m.indexed) m.order_regions();
             }
             return;
         }
@@ -328,6 +362,7 @@ VcfReader::VcfReader(const std::string& path, std::vector<VcfRegion> regions) : 
         if (m.tbx) {
             m.fp.reset(hts_open(path.c_str(), "r"));
             m.indexed = bool(m.fp);
+            if (m.indexed) m.order_regions();
         }
     }
 }
@@ -345,28 +380,7 @@ VcfReader::~VcfReader() = default;
 
 bool VcfReader::next(VcfRecord& record) {
     Impl& m = *impl_;
-    if (m.indexed) {
-        // Regions in file order (contigs in the order their records come), overlaps merged, so
-        // every record comes once.
-        if (m.region == 0 && !m.itr) {
-            const std::vector<std::string> contigs = indexed_contigs(m.path);
-            auto order = [&](const VcfRegion& g) {
-                return size_t(std::find(contigs.begin(), contigs.end(), g.contig) - contigs.begin());
-            };
-            std::stable_sort(m.regions.begin(), m.regions.end(), [&](const VcfRegion& a, const VcfRegion& b) {
-                return std::make_pair(order(a), a.begin) < std::make_pair(order(b), b.begin);
-            });
-            std::vector<VcfRegion> merged;
-            for (const VcfRegion& g : m.regions) {
-                if (!merged.empty() && merged.back().contig == g.contig && g.begin <= merged.back().end)
-                    merged.back().end = std::max(merged.back().end, g.end);
-                else
-                    merged.push_back(g);
-            }
-            m.regions = std::move(merged);
-        }
-        return m.next_indexed(record);
-    }
+    if (m.indexed) return m.next_indexed(record);
     return m.bcf ? m.next_bcf_streamed(record) : m.next_streamed(record);
 }
 
@@ -380,28 +394,17 @@ std::vector<std::string> VcfReader::indexed_contigs(const std::string& path) {
                            "or bcftools index FILE.bcf)");
     HtsPtr<htsFile> fp(hts_open(path.c_str(), "r"));
     if (!fp) throw Error(path + ": htslib cannot open it");
-    std::vector<std::pair<uint64_t, std::string>> order;
-    int n = 0;
     if (hts_get_format(fp.get())->format == bcf) {
         HtsPtr<bcf_hdr_t> hdr(bcf_hdr_read(fp.get()));
         HtsPtr<hts_idx_t> idx(bcf_index_load3(path.c_str(), nullptr, HTS_IDX_SILENT_FAIL));
         if (!hdr || !idx) throw Error(path + ": htslib could not read the BCF header or its CSI index");
-        const char** names = bcf_index_seqnames(idx.get(), hdr.get(), &n);
-        order = first_offsets(names, n, [&](const char* name) {
-            return bcf_itr_queryi(idx.get(), bcf_hdr_name2id(hdr.get(), name), 0, HTS_POS_MAX);
-        });
-        free(names);
-    } else {
-        HtsPtr<tbx_t> tbx(tbx_index_load3(path.c_str(), nullptr, HTS_IDX_SILENT_FAIL));
-        if (!tbx) throw Error(path + ": htslib could not read its tabix index (is the file bgzipped?)");
-        const char** names = tbx_seqnames(tbx.get(), &n);
-        order = first_offsets(names, n, [&](const char* name) { return tbx_itr_queryi(tbx.get(), tbx_name2id(tbx.get(), name), 0, HTS_POS_MAX); });
-        free(names);
+        return csi_contigs(idx.get(), hdr.get());
     }
-    std::vector<std::string> out;
-    for (auto& [off, name] : order) out.push_back(std::move(name));
-    return out;
+    HtsPtr<tbx_t> tbx(tbx_index_load3(path.c_str(), nullptr, HTS_IDX_SILENT_FAIL));
+    if (!tbx) throw Error(path + ": htslib could not read its tabix index (is the file bgzipped?)");
+    return tabix_contigs(tbx.get());
 }
+
 bool VcfReader::uses_index() const { return impl_->indexed; }
 
 namespace {

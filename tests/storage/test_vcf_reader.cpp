@@ -100,9 +100,7 @@ TEST(region_lists_that_are_not_regions_are_refused) {
     CHECK_THROWS_WITH(parse_vcf_regions("chr1:99999999999999999-"), "is not a position");
 }
 
-TEST(records_htslib_cannot_parse_name_their_line) {
-    // A CHROM with a space: htslib accepts it, so only what the checks name can fail: an empty
-    // CHROM, a POS that is not a number.
+TEST(an_empty_chrom_is_refused_with_its_line) {
     const std::string bad = std::string("##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\n\t5\t.\tA\tC\n");
     VcfReader r(bad, "b.vcf");
     VcfRecord rec;
