@@ -154,6 +154,9 @@ class Output:
             if not resume:
                 raise Refusal(f"{self.partial} holds a run that did not finish: add --resume to continue it, or remove it "
                               f"(and {self.state}) to start over")
+            if not os.path.exists(self.state):  # killed before its header was committed: start again
+                self._start(header)
+                return
             with open(self.state) as f:
                 st = json.load(f)
             if st.get("header_sha256") != self.header_sha or st.get("shards") != n_shards:
@@ -166,9 +169,12 @@ class Output:
             if resume and os.path.exists(out):
                 self.f = None
                 return
-            self.f = open(self.partial, "wb")
-            self.f.write(header.encode())
-            self._commit()
+            self._start(header)
+
+    def _start(self, header):
+        self.f = open(self.partial, "wb")
+        self.f.write(header.encode())
+        self._commit()
 
     def _commit(self):
         self.f.flush()
@@ -265,14 +271,14 @@ def cmd_vep(argv):
 
     t0 = time.time()
     todo = list(range(out.done, len(shards)))
-    inflight = {}  # ObjectRef -> (shard index, worker slot)
+    inflight = {}  # ObjectRef -> (shard index, worker slot, the worker it went to)
     ready = {}
     per_actor = {i: 0 for i in range(n)}
     replacements = 0
 
     def submit(idx, who):
         ref = actors[who].run.remote(idx, shards[idx])
-        inflight[ref] = (idx, who)
+        inflight[ref] = (idx, who, actors[who])
         per_actor[who] += 1
 
     while todo or inflight:
@@ -281,19 +287,24 @@ def cmd_vep(argv):
                 submit(todo.pop(0), who)
         done_refs, _ = ray.wait(list(inflight), num_returns=1)
         for ref in done_refs:
-            idx, who = inflight.pop(ref)
+            idx, who, actor = inflight.pop(ref)
             per_actor[who] -= 1
             try:
                 meta, rows = ray.get(ref)
             except ray.exceptions.RayError as e:
-                # The worker died past Ray's own restarts (its node is gone): a new one takes its
-                # slot and the shard runs again; a worker that keeps dying stops the run.
+                # The worker died past Ray's own restarts (its node is gone), or its carbon-cli
+                # did (the actor lives on, useless): a new worker takes the slot and the shard
+                # runs again; workers that keep dying stop the run.
                 replacements += 1
                 if replacements > 4 * n + 8:
                     raise Refusal(f"workers keep failing; the last: {worker_error(e)}") from None
-                print(f"\ncarbon-cluster: shard {idx} ({shards[idx]}) lost with its worker ({type(e).__name__}); "
+                print(f"\ncarbon-cluster: shard {idx} ({shards[idx]}) lost with its worker ({worker_error(e)}); "
                       "running it again", file=sys.stderr)
-                if isinstance(e, ray.exceptions.RayActorError):
+                if actors[who] is actor:  # not yet replaced for another of its shards
+                    try:
+                        ray.kill(actor, no_restart=True)
+                    except Exception:  # noqa: BLE001 - already gone
+                        pass
                     actors[who] = start_worker()
                 todo.insert(0, idx)
                 continue

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """carbon-cluster vep on a real local Ray cluster (a head and two worker nodes on this machine,
 every Ray process bound to 127.0.0.1): the sharded output is byte-identical to the single-process
-`carbon-cli vep` run; a worker node removed mid-job leaves the output identical and complete; a
-driver killed with SIGKILL continues with --resume to the same bytes; the test fails if any
-socket the cluster opened listens on another address than the loopback. Bounded in time."""
+`carbon-cli vep` run; a worker node removed mid-job, or the engine processes under live workers
+killed, leaves the output identical and complete; a driver killed with SIGKILL continues with
+--resume to the same bytes; the test fails if any socket the cluster opened listens on another
+address than the loopback. Bounded in time."""
 import os
 import random
 import signal
@@ -156,6 +157,23 @@ def main():
         ray.shutdown()
         cluster.add_node(num_cpus=2)
         cluster.wait_for_nodes()
+
+        # 2b. The engine processes killed under live workers (the actors survive, their carbon-cli
+        # does not): the driver replaces the workers and runs their shards again.
+        out = fresh("engine_killed.tsv")
+        proc = subprocess.Popen(driver + args + ["--out", out], env=env, stderr=subprocess.PIPE, text=True)
+        check(wait_state(out + ".partial.state", 2, proc), "the job finished or stalled before its engines could be killed")
+        killed = subprocess.run(["pkill", "-9", "-f", "vep --worker"], capture_output=True).returncode == 0
+        check(killed, "no carbon-cli worker process was found to kill")
+        try:
+            proc.wait(timeout=max(10, DEADLINE - time.time()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        said = proc.stderr.read()
+        check(proc.returncode == 0, f"the run whose engines were killed failed: {said[-2000:]}")
+        check("running it again" in said, "the driver did not say it ran a lost shard again")
+        check(os.path.exists(out) and open(out, "rb").read() == want, "after the engines were killed the output differs")
+        print("engine processes killed mid-job: workers replaced, output identical")
 
         # 3. The driver killed mid-job, then --resume: the same bytes.
         out = fresh("driver_killed.tsv")
