@@ -27,6 +27,8 @@ int cmd_project(const std::vector<std::string>&) {
 #include "carbon/storage/formats.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
+#include "carbon/storage/engine_results.h"
+#include "carbon/storage/vep_result.h"
 #include "cli_project_open.h"
 
 namespace carbon::cli {
@@ -37,10 +39,10 @@ namespace {
 
 const char* kProjectUsage = R"(usage: carbon-cli project list FILE
        carbon-cli project import FILE [--fasta IN.fa[.gz]] [--vcf IN.vcf[.gz] (--sequence NAME | --sequence-id ID)]
-             [--recover RECOVERY.carbon] [--wait SECONDS]
-       carbon-cli project export FILE --format fasta|sequences|tsv|csv|bedgraph|wig|genbank|vcf-results --out OUT
+             [--vep SCORES.tsv [--model DIR]] [--recover RECOVERY.carbon] [--wait SECONDS]
+       carbon-cli project export FILE --format fasta|sequences|tsv|csv|bedgraph|wig|genbank|vcf-results|vep --out OUT
              [--designs ID,ID,...] [--width N] [--design ID] [--track KIND] [--channel N]
-             [--sequence NAME | --sequence-id ID]
+             [--sequence NAME | --sequence-id ID] [--run ID]
   list and export only read the file. import stores everything it is given (FASTA, VCF, a
   recovery project) in one transaction, or nothing; --wait is how long it waits for another
   program writing to FILE (default 300 s). --recover stores a run that could not be stored when
@@ -51,7 +53,9 @@ const char* kProjectUsage = R"(usage: carbon-cli project list FILE
   line) with key=value headers. sequences: the stored sequences as FASTA. bedgraph/wig: --track
   KIND (default logp: logp, dist_acgt, entropy_bits) of --design ID or a stored sequence, column
   --channel (default 0). genbank: --design ID with its regions as features. vcf-results: the
-  variants of a stored sequence with their scores, as TSV.
+  variants of a stored sequence with their scores, as TSV. --vep stores a carbon-cli vep (or
+  carbon-cluster vep) result as a "vep" run (--model: the folder it was scored with, whose
+  config and tokenizer hashes the run records); --format vep --run ID writes it back, the same bytes.
 )";
 
 std::vector<int64_t> parse_ids(const std::string& s) {
@@ -107,14 +111,18 @@ int project_list(const std::string& path) {
     for (const auto& d : designs)
         std::printf("  %lld\t%s\t%lld\t%d\t%.6g\t%.6g\n", static_cast<long long>(d.id), d.name.c_str(), static_cast<long long>(d.run_id), d.rank,
                     d.design_logp, d.ranking_logp);
-    std::printf("variants: %lld, tracks: %lld\n", static_cast<long long>(p->count("variants")), static_cast<long long>(p->count("tracks")));
+    std::printf("variants: %lld, tracks: %lld, vep rows: %lld\n", static_cast<long long>(p->count("variants")),
+                static_cast<long long>(p->count("tracks")), static_cast<long long>(p->count("vep_results")));
     return 0;
 }
 
 int project_import(const std::string& path, const std::vector<std::string>& rest) {
-    Args a(rest, {"fasta", "vcf", "sequence", "sequence-id", "recover", "wait"}, {});
-    const auto fasta = a.get("fasta"), vcf = a.get("vcf"), recover = a.get("recover");
-    if (!fasta && !vcf && !recover) throw Error("project import: give --fasta IN, --vcf IN --sequence NAME, or --recover FILE");
+    Args a(rest, {"fasta", "vcf", "sequence", "sequence-id", "recover", "wait", "vep", "model"}, {});
+    const auto fasta = a.get("fasta"), vcf = a.get("vcf"), recover = a.get("recover"), vep = a.get("vep");
+    if (!fasta && !vcf && !recover && !vep)
+        throw Error("project import: give --fasta IN, --vcf IN --sequence NAME, --vep SCORES.tsv or --recover FILE");
+    if (vep) st::VepResultReader check(*vep);  // not a vep result: refused before the project is touched
+    if (a.get("model") && !vep) throw Error("--model names the model of a --vep result");
     if (!vcf && (a.get("sequence") || a.get("sequence-id"))) throw Error("--sequence and --sequence-id choose the sequence of --vcf");
     if (vcf && !a.get("sequence") && !a.get("sequence-id")) throw Error("--vcf needs --sequence NAME or --sequence-id ID");
     std::error_code same_ec;
@@ -139,6 +147,12 @@ int project_import(const std::string& path, const std::vector<std::string>& rest
             report.push_back(*vcf + ": " + std::to_string(r.imported) + " SNV(s) imported, " + std::to_string(r.skipped.size()) +
                              " record(s) skipped (sequence '" + seq->name + "', id " + std::to_string(seq->id) + ")");
         }
+        if (vep) {
+            // With --model, the run records that folder's identity (config and tokenizer hashes).
+            const st::Run identity = a.get("model") ? st::make_run(*a.get("model"), "", "vep", 0, {}) : st::Run{};
+            const st::VepStored r = st::store_vep_result(*p, *vep, identity, "finished");
+            report.push_back(*vep + ": stored as run " + std::to_string(r.run_id) + " with " + std::to_string(r.rows) + " row(s) in " + path);
+        }
         if (recover) {
             const st::MergeResult m = st::merge_project(*p, *from);
             std::string runs;
@@ -146,7 +160,7 @@ int project_import(const std::string& path, const std::vector<std::string>& rest
             report.push_back(*recover + ": stored " + std::to_string(m.run_ids.size()) + " run(s) (" + (runs.empty() ? "none" : "ids " + runs) +
                              "), " + std::to_string(m.designs) + " design(s), " + std::to_string(m.sequences_added) + " new sequence(s) (" +
                              std::to_string(m.sequences_reused) + " already there), " + std::to_string(m.tracks) + " track(s), " +
-                             std::to_string(m.variants) + " variant(s) in " + path);
+                             std::to_string(m.variants) + " variant(s), " + std::to_string(m.vep_rows) + " vep row(s) in " + path);
         }
         t.commit();
     } catch (const std::exception& e) {
@@ -176,7 +190,7 @@ int project_import(const std::string& path, const std::vector<std::string>& rest
 }
 
 int project_export(const std::string& path, const std::vector<std::string>& rest) {
-    Args a(rest, {"format", "out", "designs", "width", "design", "track", "channel", "sequence", "sequence-id"}, {});
+    Args a(rest, {"format", "out", "designs", "width", "design", "track", "channel", "sequence", "sequence-id", "run"}, {});
     const std::string format = a.required("format"), out_path = a.required("out");
     auto p = st::Project::open(path, read_only_options());
     OutputFile out_file(out_path);
@@ -205,8 +219,11 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
         const auto s = chosen_sequence(*p, a);
         if (!s) throw Error("--format vcf-results needs --sequence NAME or --sequence-id ID");
         st::export_variants_tsv(*p, out, s->id);
+    } else if (format == "vep") {
+        if (!a.get("run")) throw Error("--format vep needs --run ID (carbon-cli project list shows the vep runs)");
+        st::export_vep_tsv(*p, out, a.integer("run", 0, 1, 1ll << 62));
     } else {
-        throw Error("--format must be fasta, sequences, tsv, csv, bedgraph, wig, genbank or vcf-results, not '" + format + "'");
+        throw Error("--format must be fasta, sequences, tsv, csv, bedgraph, wig, genbank, vcf-results or vep, not '" + format + "'");
     }
     out_file.commit();
     return 0;

@@ -54,6 +54,9 @@ void store_scores(const ProjectTarget& project, const Model& model, const std::v
                   const std::vector<SequenceScore>& scores, const RunSettings& settings, double bases_per_second);
 void store_variant(const ProjectTarget& project, const Model& model, const NamedSequence& record, const VariantScore& score,
                    const RunSettings& settings);
+// A complete vep result (the TSV at `tsv`) as one "vep" run with its rows and the model's
+// identity. Kept in a recovery project when the project cannot take it, as the others.
+void store_vep(const ProjectTarget& project, const Model& model, const std::string& tsv);
 void store_ism(const ProjectTarget& project, const Model& model, const NamedSequence& record, const IsmResult& result,
                const RunSettings& settings, const std::string& elsewhere);
 

@@ -32,6 +32,7 @@ void store_variant(const ProjectTarget&, const Model&, const NamedSequence&, con
 void store_ism(const ProjectTarget&, const Model&, const NamedSequence&, const IsmResult&, const RunSettings&, const std::string&) {
     no_storage();
 }
+void store_vep(const ProjectTarget&, const Model&, const std::string&) { no_storage(); }
 
 }  // namespace carbon::cli
 
@@ -47,6 +48,7 @@ void store_ism(const ProjectTarget&, const Model&, const NamedSequence&, const I
 #include "carbon/storage/engine_results.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
+#include "carbon/storage/vep_result.h"
 #include "cli_project_open.h"
 
 namespace carbon::cli {
@@ -224,6 +226,20 @@ void store_ism(const ProjectTarget& project, const Model& model, const NamedSequ
     store(project, "mutant scores", write, notes, elsewhere);
     std::fprintf(stderr, "stored run %lld with %zu mutant score(s) in %s\n", static_cast<long long>(run_id), r.entries.size(),
                  project.path.c_str());
+}
+
+void store_vep(const ProjectTarget& project, const Model& model, const std::string& tsv) {
+    std::vector<std::string> notes;
+    int64_t run_id = 0;
+    int64_t rows = 0;
+    auto write = [&](st::Project& p) {
+        const st::VepStored r = st::store_vep_result(p, tsv, st::make_run(model, "vep", 0, {}), "finished");
+        run_id = r.run_id;
+        rows = r.rows;
+    };
+    store(project, "variant effects", write, notes, "the variant effects are in " + tsv);
+    std::fprintf(stderr, "stored run %lld with %lld variant effect row(s) of %s in %s\n", static_cast<long long>(run_id),
+                 static_cast<long long>(rows), tsv.c_str(), project.path.c_str());
 }
 
 }  // namespace carbon::cli

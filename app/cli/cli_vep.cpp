@@ -34,10 +34,12 @@ int cmd_vep(const std::vector<std::string>&) {
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "cli_args.h"
 #include "cli_common.h"
+#include "cli_project.h"
 #include "vep_job.h"
 
 namespace carbon::cli {
@@ -46,6 +48,7 @@ namespace {
 
 const char* kVepUsage = R"(usage: carbon-cli vep --model DIR --reference GENOME.fa[.gz] --vcf VARIANTS.vcf[.gz]|.bcf --out SCORES.tsv
              [--window BP] [--rc] [--regions CHR:FROM-TO,...] [--tags T1,T2 [--free-tags]] [--resume]
+             [--project FILE [--project-wait SECONDS]]
              [--no-prefix-sharing] [--yarn F] [--backend auto|cpu|cuda] [--threads N] [--chunk N] [--quiet]
   Scores every alternative allele of every VCF record (multi-allelic records are split) on a
   window of --window bases (default 8192) of the reference centred on the variant:
@@ -67,8 +70,9 @@ const char* kVepUsage = R"(usage: carbon-cli vep --model DIR --reference GENOME.
   --regions keeps records whose POS lies in one of the regions (1-based, inclusive), through the
   VCF's tabix/CSI index when it has a current one. The output is written to SCORES.tsv.partial
   and renamed when complete; --resume continues a run that was stopped or killed, and the
-  result is the same bytes as an uninterrupted run. --no-prefix-sharing scores each alternative
-  whole (the plain method; for comparison).
+  result is the same bytes as an uninterrupted run. --project also stores the complete result in
+  a project as a "vep" run (`project export FILE --format vep --run ID` gives the TSV back).
+  --no-prefix-sharing scores each alternative whole (the plain method; for comparison).
   Distributed runs (carbon-cluster vep, over Ray) use two more forms: --list-shards [--shard-bp N]
   prints the run's header and its shards (regions in file order) as JSON; --worker reads shard
   requests on standard input and writes their rows on standard output (docs/vep.md: protocol).
@@ -132,7 +136,7 @@ ResumePoint resume_point(const std::string& partial, const std::string& header) 
 int cmd_vep(const std::vector<std::string>& argv) {
     if (wants_help(argv, kVepUsage)) return 0;
     std::set<std::string> values = vep_value_options(), flags = vep_flag_options();
-    values.insert({"out", "shard-bp"});
+    values.insert({"out", "shard-bp", "project", "project-wait"});
     flags.insert({"resume", "worker", "list-shards"});
     Args a(argv, values, flags);
     const VepSettings settings = vep_settings(a);
@@ -143,6 +147,7 @@ int cmd_vep(const std::vector<std::string>& argv) {
         throw Error("--out must be a file (the run grows in OUT.partial and is renamed when complete), not '" + out_path + "'");
     const std::string partial = out_path + ".partial";
     const std::string header = vep_header(settings);
+    const std::optional<ProjectTarget> project = project_target(a);  // checked before any work
 
     std::error_code ec;
     ResumePoint resume;
@@ -150,6 +155,9 @@ int cmd_vep(const std::vector<std::string>& argv) {
     if (a.flag("resume")) {
         if (!have_partial && std::filesystem::exists(out_path, ec)) {
             if (!a.flag("quiet")) std::fprintf(stderr, "vep: %s is complete; nothing to resume\n", out_path.c_str());
+            if (project)
+                std::fprintf(stderr, "vep: if it is not in %s yet (a run killed while storing it), store it with:\n  carbon-cli project import %s --vep %s\n",
+                             project->path.c_str(), project->path.c_str(), out_path.c_str());
             return 0;
         }
         if (have_partial) resume = resume_point(partial, header);
@@ -220,6 +228,7 @@ int cmd_vep(const std::vector<std::string>& argv) {
                      rows_seen, rows_scored, skip_rows, secs, scorer.tokens(), m->backend().describe().c_str(),
                      vcf.uses_index() ? ", regions through the VCF's index" : "", out_path.c_str());
     }
+    if (project) store_vep(*project, *m, out_path);
     return 0;
 }
 

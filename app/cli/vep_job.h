@@ -1,19 +1,14 @@
 // What every form of `carbon-cli vep` shares (the single run, the Ray worker, the shard list):
-// the settings read from the command line, the '#' header that records them, and the scorer that
-// turns a VCF record into its output rows. The rows of a record depend only on the record and the
-// settings, which is what makes a resumed run and a sharded run the same bytes as one run.
+// the settings read from the command line, the options it takes, and the writing helpers. The
+// scorer itself is storage's (carbon/storage/vep_scorer.h), shared with the desktop application.
 // Needs storage/ (htslib); compiled only with CARBON_HAVE_STORAGE.
 #pragma once
 
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "carbon/model.h"
-#include "carbon/storage/reference.h"
-#include "carbon/storage/vcf.h"
-#include "carbon/variants.h"
+#include "carbon/storage/vep_scorer.h"
 #include "cli_args.h"
 
 namespace carbon::cli {
@@ -22,37 +17,13 @@ namespace carbon::cli {
 std::set<std::string> vep_value_options();
 std::set<std::string> vep_flag_options();
 
-struct VepSettings {
-    std::string model, reference, vcf, regions_text, yarn;
-    VariantOptions options;  // context_tokens filled once the model is loaded
-    bool share_prefix = true;
-    std::vector<storage::VcfRegion> regions;
-};
+using storage::VepScorer;
+using storage::VepSettings;
+using storage::vep_header;
+using storage::vep_row_key;
 
+// The settings from the command line (the paths, window, strands, tags, regions).
 VepSettings vep_settings(const Args& a);
-// The '#' lines that start every output: the build and every setting that decides the rows.
-std::string vep_header(const VepSettings& s);
-
-// The first five columns of a record's row i (CHROM POS ID REF ALT, as the rows write them):
-// what identifies a row when a partial output is resumed.
-std::string vep_row_key(const storage::VcfRecord& record, size_t i);
-
-class VepScorer {
-public:
-    // Takes the settings with the model's context (max_position_embeddings) for the windows.
-    VepScorer(VepSettings settings, Model& model, const storage::ReferenceGenome& genome);
-    // The record's rows (one per alternative; one no_alt row without any), formatted.
-    std::string rows(const storage::VcfRecord& record);
-    // Rows a record gives, without scoring it.
-    static size_t row_count(const storage::VcfRecord& record) { return record.alts.empty() ? 1 : record.alts.size(); }
-    size_t tokens() const { return tokens_; }
-
-private:
-    VepSettings s_;
-    Model& model_;
-    const storage::ReferenceGenome& genome_;
-    size_t tokens_ = 0;
-};
 
 // Writes all n bytes to fd (short writes and EINTR retried); Error "cannot write WHAT: reason".
 void write_fully(int fd, const char* data, size_t n, const std::string& what);

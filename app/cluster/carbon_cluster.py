@@ -214,11 +214,20 @@ def cmd_vep(argv):
     p.add_argument("--gpus-per-worker", type=float, default=0)
     p.add_argument("--shard-bp", type=int, default=2000000, help="bases of the genome per shard (default 2,000,000)")
     p.add_argument("--resume", action="store_true")
+    p.add_argument("--project", help="also store the complete result in this project as a vep run")
+    p.add_argument("--project-wait", type=float, help="seconds to wait for another program writing to the project")
     p.add_argument("--carbon-cli")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args(argv)
     cli = find_carbon_cli(a.carbon_cli)
     args = vep_args(a)
+    if a.project:  # checked before any work, as carbon-cli vep --project does
+        if os.path.exists(a.project):
+            check = subprocess.run([cli, "project", "list", a.project], capture_output=True, text=True)
+            if check.returncode != 0:
+                raise Refusal(check.stderr.strip().replace("carbon-cli project: error: ", "--project "))
+        elif not os.path.isdir(os.path.dirname(os.path.abspath(a.project))):
+            raise Refusal(f"--project {a.project}: the folder {os.path.dirname(a.project) or '.'} does not exist")
 
     listing = subprocess.run([cli, "vep", "--list-shards", "--shard-bp", str(a.shard_bp), "--quiet", *args],
                              capture_output=True, text=True)
@@ -231,6 +240,9 @@ def cmd_vep(argv):
     out = Output(a.out, header, len(shards), a.resume)
     if out.f is None:
         print(f"carbon-cluster: {a.out} is complete; nothing to resume", file=sys.stderr)
+        if a.project:
+            print(f"carbon-cluster: if it is not in {a.project} yet, store it with:\n"
+                  f"  carbon-cli project import {a.project} --vep {a.out} --model {a.model}", file=sys.stderr)
         return 0
 
     import ray  # only the distributed run needs it
@@ -320,6 +332,16 @@ def cmd_vep(argv):
         w.close.remote()
     if not a.quiet:
         print(f"\rcarbon-cluster: {len(shards)} shards on {n} worker(s) in {time.time() - t0:.1f} s -> {a.out}", file=sys.stderr)
+    if a.project:
+        store = [cli, "project", "import", a.project, "--vep", a.out, "--model", a.model]
+        if a.project_wait is not None:
+            store += ["--wait", str(a.project_wait)]
+        stored = subprocess.run(store, capture_output=True, text=True)
+        if stored.returncode != 0:
+            raise Refusal(f"the result is complete in {a.out} but could not be stored in {a.project}: "
+                          + stored.stderr.strip().replace("carbon-cli project: error: ", ""))
+        if not a.quiet:
+            print(stored.stderr.strip(), file=sys.stderr)
     return 0
 
 

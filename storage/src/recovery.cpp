@@ -1,6 +1,7 @@
 // Storing a result whole or keeping it in a recovery project, and merging a project into
 // another (see carbon/storage/recovery.h).
 #include "carbon/storage/recovery.h"
+#include "carbon/storage/vep_result.h"
 
 #include <unistd.h>
 
@@ -140,6 +141,19 @@ MergeResult merge_project(Project& into, Project& from) {
         }
         into.add_variants(vs);
         r.variants += vs.size();
+    }
+    for (const auto& [old_id, new_id] : run_ids) {
+        constexpr int64_t kBatch = 4096;
+        for (int64_t at = 0;; at += kBatch) {
+            std::vector<VepRow> rows = from.vep_rows(old_id, at, kBatch);
+            for (VepRow& row : rows) {
+                const auto it = seq_ids.find(row.sequence_id);
+                row.sequence_id = it == seq_ids.end() ? 0 : it->second;
+            }
+            into.add_vep_rows(new_id, at, rows);
+            r.vep_rows += rows.size();
+            if (int64_t(rows.size()) < kBatch) break;
+        }
     }
     t.commit();
     return r;

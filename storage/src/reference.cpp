@@ -175,4 +175,29 @@ std::string ReferenceGenome::fetch(const std::string& contig, int64_t begin, int
     return out;
 }
 
+SequenceSetGenome::SequenceSetGenome(std::string description, std::vector<std::pair<std::string, std::string>> named)
+    : description_(std::move(description)) {
+    for (auto& [name, bases] : named) {
+        for (char& c : bases) c = char(std::toupper(static_cast<unsigned char>(c)));
+        if (!bases_.emplace(name, std::move(bases)).second)
+            throw Error(description_ + ": two sequences are named '" + name +
+                        "'; a VCF's CHROM cannot tell them apart: rename one before scoring variants against them");
+    }
+}
+
+int64_t SequenceSetGenome::length(const std::string& contig) const {
+    const auto it = bases_.find(contig);
+    return it == bases_.end() ? -1 : int64_t(it->second.size());
+}
+
+std::string SequenceSetGenome::fetch(const std::string& contig, int64_t begin, int64_t end) const {
+    const auto it = bases_.find(contig);
+    if (it == bases_.end()) throw Error(description_ + ": has no sequence named '" + contig + "'");
+    const int64_t len = int64_t(it->second.size());
+    if (begin < 0 || end < begin || end > len)
+        throw Error(description_ + ": " + contig + ":" + std::to_string(begin + 1) + "-" + std::to_string(end) + " is outside " + contig +
+                    " (1-" + std::to_string(len) + ")");
+    return it->second.substr(size_t(begin), size_t(end - begin));
+}
+
 }  // namespace carbon::storage

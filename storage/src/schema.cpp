@@ -112,6 +112,30 @@ CREATE INDEX sequences_by_name ON sequences(name);
 ALTER TABLE designs ADD COLUMN flag TEXT NOT NULL DEFAULT '' CHECK(flag IN ('', 'starred', 'discarded'));
 ALTER TABLE designs ADD COLUMN min_base_logp REAL;
 )sql",
+    // 3 -> 4: whole-VCF variant effect results (`carbon-cli vep --project`, the application's
+    // Score Variants): one row per (variant, alternative) of a "vep" run, in the VCF's order
+    // (row_index), as the TSV holds them; sequence_id when the run scored the project's own
+    // sequences. A genome-scale run is millions of rows, hence no rowid and no per-row ids.
+    R"sql(
+CREATE TABLE vep_results(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  row_index INTEGER NOT NULL CHECK(row_index >= 0),
+  chrom TEXT NOT NULL,
+  pos INTEGER NOT NULL CHECK(pos >= 1),
+  vcf_id TEXT NOT NULL,
+  ref TEXT NOT NULL,
+  alt TEXT NOT NULL,
+  status TEXT NOT NULL,
+  window_start INTEGER,
+  window_end INTEGER,
+  site_log_odds REAL,
+  window_delta REAL,
+  window_delta_rc REAL,
+  window_delta_mean REAL,
+  sequence_id INTEGER REFERENCES sequences(id) ON DELETE SET NULL,
+  PRIMARY KEY(run_id, row_index)) WITHOUT ROWID;
+CREATE INDEX vep_results_by_sequence ON vep_results(sequence_id) WHERE sequence_id IS NOT NULL;
+)sql",
 };
 
 void exec(sqlite3* db, const std::string& sql, const std::string& what) {
@@ -169,6 +193,12 @@ void create_read_compat_views(sqlite3* db, int version) {
     // found before the file's own tables of the same name.
     if (version < 3)
         exec(db, "CREATE TEMP VIEW designs AS SELECT *, '' AS flag, NULL AS min_base_logp FROM main.designs",
+             "reading a schema " + std::to_string(version) + " project");
+    if (version < 4)
+        exec(db,
+             "CREATE TEMP VIEW vep_results(run_id, row_index, chrom, pos, vcf_id, ref, alt, status, window_start, window_end, "
+             "site_log_odds, window_delta, window_delta_rc, window_delta_mean, sequence_id) AS "
+             "SELECT 0, 0, '', 1, '', '', '', '', NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0",
              "reading a schema " + std::to_string(version) + " project");
 }
 

@@ -164,6 +164,38 @@ def main():
         other_out = vep(os.path.join(d, f"full_{name}.tsv"), vcf_in, ref)
         check(body(other_out) == body(full), f"{name} input gives other rows than plain VCF and FASTA")
 
+    # --project stores the complete result as a "vep" run; exporting it gives the same bytes back,
+    # and `project import --vep` stores a TSV made elsewhere (a carbon-cluster run) the same way.
+    proj = os.path.join(d, "p.carbon")
+    for f in (proj, proj + "-wal", proj + "-shm"):
+        if os.path.exists(f):
+            os.remove(f)
+    vep(os.path.join(d, "stored.tsv"), vcf, extra=["--project", proj])
+    listing = run([cli, "project", "list", proj]).stdout
+    check(f"vep rows: {n_rows}" in listing and "\tvep\tfinished\t" in listing, f"project list after vep --project:\n{listing}")
+    exported = os.path.join(d, "exported.tsv")
+    run([cli, "project", "export", proj, "--format", "vep", "--run", "1", "--out", exported])
+    check(open(exported, "rb").read() == open(os.path.join(d, "stored.tsv"), "rb").read(),
+          "project export --format vep differs from the TSV vep wrote")
+    run([cli, "project", "import", proj, "--vep", full_rc_src := vep(os.path.join(d, "to_import.tsv"), vcf, extra=["--rc"])])
+    run([cli, "project", "export", proj, "--format", "vep", "--run", "2", "--out", exported])
+    check(open(exported, "rb").read() == open(full_rc_src, "rb").read(), "a TSV imported with --vep does not export the same")
+    p = subprocess.run([cli, "project", "import", proj, "--vep", vcf], capture_output=True, text=True)
+    check(p.returncode == 1 and "not a carbon-cli vep result" in p.stderr, f"importing a VCF as a vep result: {p.stderr}")
+    bad = os.path.join(d, "bad_vep.tsv")
+    with open(bad, "w") as f:  # a cut row: refused with its line, nothing stored
+        f.write(open(full_rc_src).read().rstrip("\n").rsplit("\t", 3)[0] + "\n")
+    p = subprocess.run([cli, "project", "import", proj, "--vep", bad], capture_output=True, text=True)
+    last_line = len(open(bad).read().splitlines())
+    check(p.returncode == 1 and f"bad_vep.tsv:{last_line}: 9 fields" in p.stderr, f"a cut vep row: {p.stderr}")
+    check("vep rows: " + str(2 * n_rows) in run([cli, "project", "list", proj]).stdout, "a refused import changed the project")
+    p = subprocess.run([cli, "project", "export", proj, "--format", "vep", "--run", "9", "--out", exported], capture_output=True, text=True)
+    check(p.returncode == 1 and "no run 9" in p.stderr, f"exporting a missing run: {p.stderr}")
+    p = subprocess.run(base + ["--reference", ref_fa, "--vcf", vcf, "--out", os.path.join(d, "x.tsv"), "--project", os.path.join(d, "nope", "p.carbon")],
+                       capture_output=True, text=True)
+    check(p.returncode == 1 and "does not exist" in p.stderr and not os.path.exists(os.path.join(d, "x.tsv")),
+          f"--project in a missing folder is refused before scoring: {p.stderr}")
+
     # SNVs equal `carbon-cli variant` on the same windows, byte for byte.
     single = os.path.join(d, "single.fa")
     write_fasta(single, contigs)

@@ -110,13 +110,18 @@ def main():
                     os.remove(f)
             return out
 
-        # 1. Sharded over two worker nodes: the same bytes.
+        # 1. Sharded over two worker nodes: the same bytes, in the TSV and in the project.
         out = fresh("sharded.tsv")
+        project = fresh("sharded.carbon")
         t0 = time.time()
-        p = subprocess.run(driver + args + ["--out", out], env=env, capture_output=True, text=True, timeout=300)
+        p = subprocess.run(driver + args + ["--out", out, "--project", project], env=env, capture_output=True, text=True, timeout=300)
         t_sharded = time.time() - t0
         check(p.returncode == 0, f"sharded run failed: {p.stderr[-2000:]}")
         check(os.path.exists(out) and open(out, "rb").read() == want, "the sharded output differs from the single run")
+        exported = fresh("sharded_exported.tsv")
+        e = subprocess.run([cli, "project", "export", project, "--format", "vep", "--run", "1", "--out", exported],
+                           capture_output=True, text=True)
+        check(e.returncode == 0 and open(exported, "rb").read() == want, f"the project's copy differs from the single run: {e.stderr}")
         opened = listening() - before
         bad = sorted(a for a in opened if not loopback(a))
         check(not bad, f"Ray listens beyond the loopback: {bad}")

@@ -61,6 +61,7 @@ std::string legacy_project(const std::string& name, int version) {
         p->add_design(d);
     }
     std::string downgrade = "PRAGMA journal_mode = DELETE; PRAGMA application_id = 0; PRAGMA user_version = " + std::to_string(version) + ";";
+    if (version < 4) downgrade += "DROP TABLE vep_results;";
     if (version < 3) downgrade += "ALTER TABLE designs DROP COLUMN flag; ALTER TABLE designs DROP COLUMN min_base_logp;";
     if (version < 2)
         downgrade += "DROP INDEX designs_by_run; DROP INDEX tracks_by_design; DROP INDEX tracks_by_sequence; DROP INDEX regions_by_design; "
@@ -149,6 +150,8 @@ TEST(projects_of_earlier_versions_are_read_without_a_write) {
             CHECK_EQ(designs.size(), size_t(1));
             CHECK_EQ(designs[0].flag, std::string(""));  // read through the view for schema 1 and 2
             CHECK(version == 3 || std::isnan(designs[0].min_base_logp));
+            CHECK(p->vep_rows(1).empty());  // no vep_results table before schema 4: an empty view
+            CHECK_EQ(p->count("vep_results"), int64_t(0));
         }
         CHECK(file_bytes(path) == before);
         CHECK(!file_exists(path + "-wal"));

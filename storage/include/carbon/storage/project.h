@@ -110,6 +110,20 @@ struct VariantRecord {
     VariantRecord();
 };
 
+// One (variant, alternative) row of a whole-VCF variant effect run ("vep"; see vep_result.h).
+struct VepRow {
+    std::string chrom;
+    int64_t pos = 0;  // 1-based, as in the VCF
+    std::string id;   // "." for none
+    std::string ref, alt, status;
+    int64_t window_start = 0, window_end = 0;  // 1-based, inclusive; 0 when not scored
+    double site_log_odds = 0, window_delta = 0, window_delta_rc = 0, window_delta_mean = 0;  // NaN: NA
+    // In a project: the stored sequence the row's chrom names when the run was scored against the
+    // project's own sequences (0 otherwise, or once that sequence is deleted).
+    int64_t sequence_id = 0;
+    bool scored() const { return window_end > 0; }
+};
+
 enum class IntegrityCheck { None, Quick, Full };
 
 struct OpenOptions {
@@ -165,6 +179,8 @@ public:
     int64_t add_design(DesignRecord d, std::vector<Track> tracks = {}, std::vector<Region> regions = {});
     int64_t add_track(const Track& t);
     void add_variants(std::vector<VariantRecord>& variants);  // sets their ids
+    // Rows of a "vep" run (see vep_result.h: store_vep_result), numbered from first_index in order.
+    void add_vep_rows(int64_t run_id, int64_t first_index, const std::vector<VepRow>& rows);
     // An edited sequence: new bases and the full new set of its regions, in one transaction.
     void update_sequence(int64_t sequence_id, const std::string& bases, std::vector<Region> regions);
     void rename_sequence(int64_t sequence_id, const std::string& name);
@@ -190,6 +206,8 @@ public:
     std::vector<Track> tracks_of_design(int64_t design_id);
     std::vector<Track> tracks_of_sequence(int64_t sequence_id);
     std::vector<VariantRecord> variants_of_sequence(int64_t sequence_id);
+    // The rows of a "vep" run in their order: `limit` of them from `offset` (limit < 0: all).
+    std::vector<VepRow> vep_rows(int64_t run_id, int64_t offset = 0, int64_t limit = -1);
     int64_t count(const std::string& table);
 
     sqlite3* handle() { return db_; }

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace carbon::storage {
@@ -20,7 +22,20 @@ struct ReferenceContig {
     int64_t length = 0;
 };
 
-class ReferenceGenome {
+// Where variant effect scoring reads its windows: a reference genome file, or named sequences
+// held in memory (the project's own). Contig lengths and bases; upper-cased bases.
+class GenomeSource {
+public:
+    virtual ~GenomeSource() = default;
+    // What the source is, for messages and the result's header (a path, "project FILE").
+    virtual const std::string& path() const = 0;
+    // The contig's length, or -1 when there is no such contig.
+    virtual int64_t length(const std::string& contig) const = 0;
+    // Bases [begin, end) of `contig`, upper-cased; Error outside the contig or for a missing one.
+    virtual std::string fetch(const std::string& contig, int64_t begin, int64_t end) const = 0;
+};
+
+class ReferenceGenome : public GenomeSource {
 public:
     // Opens `path`; builds an index into `index_dir` when the FASTA has no current one of its own.
     // Refused: not a regular file, gzip that is not bgzip ("recompress it with bgzip"), a FASTA
@@ -30,19 +45,19 @@ public:
     // The default place for built indexes: $XDG_CACHE_HOME/carbon-studio/faidx (or ~/.cache/...).
     static std::string default_index_dir();
 
-    ~ReferenceGenome();
+    ~ReferenceGenome() override;
     ReferenceGenome(const ReferenceGenome&) = delete;
     ReferenceGenome& operator=(const ReferenceGenome&) = delete;
 
-    const std::string& path() const { return path_; }
+    const std::string& path() const override { return path_; }
     // In the FASTA's order.
     const std::vector<ReferenceContig>& contigs() const { return contigs_; }
     // The contig's length, or -1 when the reference has no such contig.
-    int64_t length(const std::string& contig) const;
+    int64_t length(const std::string& contig) const override;
     // Bases [begin, end) of `contig` (0-based), upper-cased, every other letter kept as it is (N,
     // IUPAC codes). Requires 0 <= begin <= end <= length(contig); otherwise, or for a contig that
     // is not there, a carbon::Error that says so. Safe to call from several threads.
-    std::string fetch(const std::string& contig, int64_t begin, int64_t end) const;
+    std::string fetch(const std::string& contig, int64_t begin, int64_t end) const override;
 
 private:
     ReferenceGenome() = default;
@@ -51,6 +66,21 @@ private:
     struct Index;
     std::unique_ptr<Index> index_;
     mutable std::mutex mutex_;  // htslib's faidx_t reads through one file handle
+};
+
+// Named sequences as a genome (the desktop application scores a VCF against the project's own
+// sequences). Names must be unique: Error naming the duplicates otherwise, as a VCF's CHROM could
+// not tell them apart.
+class SequenceSetGenome : public GenomeSource {
+public:
+    SequenceSetGenome(std::string description, std::vector<std::pair<std::string, std::string>> named_bases);
+    const std::string& path() const override { return description_; }
+    int64_t length(const std::string& contig) const override;
+    std::string fetch(const std::string& contig, int64_t begin, int64_t end) const override;
+
+private:
+    std::string description_;
+    std::map<std::string, std::string> bases_;  // upper-cased
 };
 
 }  // namespace carbon::storage

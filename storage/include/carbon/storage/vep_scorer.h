@@ -1,0 +1,59 @@
+// The work of whole-VCF variant effect scoring, shared by every form of it (carbon-cli vep, its Ray
+// worker, the desktop application's Score Variants): the settings, the '##' header that records
+// them, and the scorer that turns a VCF record into its rows (one per alternative allele), each
+// alternative forking the reference window's cache before its first change (score_site). A
+// record's rows depend only on the record and the settings, which is what makes a resumed run and
+// a sharded run the same bytes as one run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "carbon/model.h"
+#include "carbon/storage/reference.h"
+#include "carbon/storage/vcf.h"
+#include "carbon/storage/vep_result.h"
+#include "carbon/variants.h"
+
+namespace carbon::storage {
+
+struct VepSettings {
+    std::string model, reference, vcf, regions_text, yarn;
+    VariantOptions options;  // context_tokens set by VepScorer from the model
+    bool share_prefix = true;
+    std::vector<VcfRegion> regions;
+};
+
+// The '##' lines that start every output, and its column line: the build and every setting that
+// decides the rows.
+std::string vep_header(const VepSettings& s);
+
+// The first five columns of a record's row i (CHROM POS ID REF ALT, as the rows write them):
+// what identifies a row when a partial output is resumed.
+std::string vep_row_key(const VcfRecord& record, size_t i);
+
+class VepScorer {
+public:
+    // Takes the settings with the model's context (max_position_embeddings) for the windows.
+    VepScorer(VepSettings settings, Model& model, const GenomeSource& genome);
+    // The record's rows: one per alternative; one no_alt row without any. `progress` is handed to
+    // the engine (returning false stops it: the rows are then incomplete, see cancelled()).
+    std::vector<VepRow> score(const VcfRecord& record, const ScoreProgress& progress = {});
+    // The same, formatted as TSV lines.
+    std::string rows(const VcfRecord& record);
+    // Rows a record gives, without scoring it.
+    static size_t row_count(const VcfRecord& record) { return record.alts.empty() ? 1 : record.alts.size(); }
+    size_t tokens() const { return tokens_; }
+    // Whether the last score() was stopped by its progress callback (its scores are then NaN).
+    bool cancelled() const { return cancelled_; }
+    const VepSettings& settings() const { return s_; }
+
+private:
+    VepSettings s_;
+    Model& model_;
+    const GenomeSource& genome_;
+    size_t tokens_ = 0;
+    bool cancelled_ = false;
+};
+
+}  // namespace carbon::storage

@@ -1,0 +1,115 @@
+// Whole-VCF variant effect scoring: settings, header and the scorer (see vep_scorer.h).
+#include "carbon/storage/vep_scorer.h"
+
+#include <cctype>
+#include <cmath>
+
+#include "carbon/common.h"
+
+namespace carbon::storage {
+
+namespace {
+
+std::string upper(std::string s) {
+    for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// What is wrong with an alternative allele, or "" when it can be scored.
+std::string allele_status(const std::string& ref, const std::string& alt) {
+    if (alt.find('[') != std::string::npos || alt.find(']') != std::string::npos ||
+        (alt.size() > 1 && (alt.front() == '.' || alt.back() == '.')))
+        return "breakend";
+    if (alt == "*" || (!alt.empty() && alt.front() == '<')) return "symbolic_allele";
+    if (alt.empty() || upper(alt).find_first_not_of("ACGTN") != std::string::npos) return "invalid_allele";
+    if (upper(alt) == ref) return "alt_equals_ref";
+    return "";
+}
+
+}  // namespace
+
+std::string vep_header(const VepSettings& s) {
+    std::string h = std::string("##carbon-cli vep ") + CARBON_VERSION + "\n";
+    h += "##model=" + s.model + "\n##reference=" + s.reference + "\n##vcf=" + s.vcf + "\n";
+    h += "##window_bp=" + std::to_string(s.options.window_bp) + "\n##reverse_complement=" + (s.options.reverse_complement ? "1" : "0") + "\n";
+    h += "##tags=" + s.options.scoring.tags + "\n##regions=" + s.regions_text + "\n##yarn=" + s.yarn + "\n";
+    h += std::string("##prefix_sharing=") + (s.share_prefix ? "1" : "0") + "\n" + kVepColumnLine;
+    return h;
+}
+
+std::string vep_row_key(const VcfRecord& r, size_t i) {
+    return r.chrom + '\t' + std::to_string(r.pos + 1) + '\t' + (r.id.empty() ? "." : r.id) + '\t' + r.ref + '\t' +
+           (r.alts.empty() ? std::string(".") : r.alts[i]);
+}
+
+VepScorer::VepScorer(VepSettings settings, Model& model, const GenomeSource& genome)
+    : s_(std::move(settings)), model_(model), genome_(genome) {
+    s_.options.scoring.context_tokens = size_t(model_.config().max_position_embeddings);
+}
+
+std::vector<VepRow> VepScorer::score(const VcfRecord& r, const ScoreProgress& progress) {
+    const VariantOptions& vo = s_.options;
+    cancelled_ = false;
+    std::vector<VepRow> rows(row_count(r));
+    for (size_t i = 0; i < rows.size(); ++i) {
+        VepRow& w = rows[i];
+        w.chrom = r.chrom;
+        w.pos = r.pos + 1;
+        w.id = r.id.empty() ? "." : r.id;
+        w.ref = r.ref;
+        w.alt = r.alts.empty() ? "." : r.alts[i];
+        w.site_log_odds = w.window_delta = w.window_delta_rc = w.window_delta_mean = NAN;
+    }
+    auto run = [&]() {
+        if (r.alts.empty()) return std::string("no_alt");
+        const int64_t len = genome_.length(r.chrom);
+        if (len < 0) return std::string("missing_contig");
+        const int64_t ref_end = r.pos + int64_t(r.ref.size());
+        if (ref_end > len) return std::string("outside_contig");
+        const ScoringWindow w = centred_window(size_t(len), size_t(r.pos), size_t(ref_end), vo.window_bp);
+        const std::string window = genome_.fetch(r.chrom, int64_t(w.start), int64_t(w.end));
+        const size_t q = size_t(r.pos) - w.start;
+        // REF N matches any reference letter there (VCF's "unknown"); otherwise the letters agree.
+        for (size_t i = 0; i < r.ref.size(); ++i)
+            if (r.ref[i] != 'N' && r.ref[i] != window[q + i]) return std::string("ref_mismatch");
+        const bool clipped = w.end - w.start < vo.window_bp && size_t(ref_end - r.pos) < vo.window_bp;
+        std::vector<std::string> scorable;
+        std::vector<size_t> which;
+        for (size_t i = 0; i < r.alts.size(); ++i) {
+            rows[i].status = allele_status(r.ref, r.alts[i]);
+            if (!rows[i].status.empty()) continue;
+            rows[i].status = clipped ? "window_clipped" : "ok";
+            rows[i].window_start = int64_t(w.start) + 1;
+            rows[i].window_end = int64_t(w.end);
+            scorable.push_back(upper(r.alts[i]));
+            which.push_back(i);
+        }
+        if (!scorable.empty()) {
+            const SiteEffects e =
+                score_site(model_.backend(), model_.tokenizer(), window, q, q + r.ref.size(), scorable, vo, progress, s_.share_prefix);
+            tokens_ += e.reference_tokens + e.alt_tokens;
+            cancelled_ = e.cancelled;
+            if (cancelled_ || e.alleles.size() != which.size()) return std::string();  // stopped: no scores
+            for (size_t j = 0; j < which.size(); ++j) {
+                VepRow& row = rows[which[j]];
+                row.site_log_odds = e.alleles[j].site_log_odds;
+                row.window_delta = e.alleles[j].window_delta;
+                row.window_delta_rc = e.alleles[j].window_delta_rc;
+                row.window_delta_mean = e.alleles[j].window_delta_mean;
+            }
+        }
+        return std::string();
+    };
+    const std::string all = run();
+    if (!all.empty())
+        for (VepRow& w : rows) w.status = all;
+    return rows;
+}
+
+std::string VepScorer::rows(const VcfRecord& r) {
+    std::string out;
+    for (const VepRow& row : score(r)) out += format_vep_row(row);
+    return out;
+}
+
+}  // namespace carbon::storage
