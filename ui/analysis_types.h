@@ -3,7 +3,11 @@
 // to const lets a 1 Mbp track cross threads without a copy.
 #pragma once
 
+#include <QByteArray>
+#include <QList>
 #include <QMetaType>
+#include <QString>
+#include <QStringList>
 #include <memory>
 #include <vector>
 
@@ -19,6 +23,25 @@ using ScoreTrack = std::shared_ptr<const carbon::SequenceScore>;
 struct VariantAnalysis {
     carbon::VariantScore score;
     std::vector<float> refLogp, altLogp;
+};
+
+// Score Variants: a VCF scored against the open project's own sequences (their names are the
+// VCF's CHROM). The project store fills the sequences; the engine writes the rows to tsvPath (a
+// vep result) and reports VepRunDone; the project store then keeps them as a "vep" run.
+struct VepRunRequest {
+    QString vcfPath, projectPath, tsvPath;
+    qint64 windowBp = 8192;
+    bool reverseComplement = false;
+    QList<qint64> sequenceIds;  // parallel lists
+    QStringList sequenceNames;
+    QList<QByteArray> sequenceBases;
+};
+
+struct VepRunDone {
+    VepRunRequest request;  // without the bases
+    bool cancelled = false;
+    qint64 records = 0, recordsTotal = 0, rows = 0;
+    QString modelDir, backend;
 };
 
 // Index of a base letter in A, C, G, T (display) order; -1 for anything else.
@@ -43,3 +66,5 @@ inline float marginalAcgt(const carbon::BaseScore& s, int acgt) {
 Q_DECLARE_METATYPE(carbon::ui::ScoreTrack)
 Q_DECLARE_METATYPE(carbon::ui::VariantAnalysis)
 Q_DECLARE_METATYPE(carbon::IsmResult)
+Q_DECLARE_METATYPE(carbon::ui::VepRunRequest)
+Q_DECLARE_METATYPE(carbon::ui::VepRunDone)

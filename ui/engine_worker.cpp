@@ -23,6 +23,8 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<carbon::IsmResult>();
     qRegisterMetaType<QList<carbon::Design>>();            // scoreDesigns
     qRegisterMetaType<QList<carbon::ui::ScoreTrack>>();   // designsScored
+    qRegisterMetaType<carbon::ui::VepRunRequest>();
+    qRegisterMetaType<carbon::ui::VepRunDone>();
 }
 
 EngineWorker::EngineWorker(QObject* parent) : QObject(parent) { registerEngineMetaTypes(); }

@@ -73,6 +73,10 @@ public slots:
     // Per-base scores of a run's designs, each read in its place (tags, left context, design,
     // right flank): what the designs table's minimum column and the stored tracks show.
     void scoreDesigns(quint64 runId, const carbon::DesignRequest& request, const QList<carbon::Design>& designs);
+    // Score Variants (engine_worker_vep.cpp): every record of the VCF against the request's
+    // sequences, rows written to request.tsvPath record by record; progress in records; a cancel
+    // keeps the records done (VepRunDone::cancelled).
+    void scoreVcf(quint64 requestId, const carbon::ui::VepRunRequest& request);
 
 signals:
     void modelLoaded(const carbon::ui::ModelSummary& summary);
@@ -92,6 +96,7 @@ signals:
     void variantScored(quint64 requestId, const carbon::ui::VariantAnalysis& result);
     void mutagenesisDone(quint64 requestId, const carbon::IsmResult& result);
     void designsScored(quint64 runId, const QList<carbon::ui::ScoreTrack>& tracks);
+    void vcfScored(quint64 requestId, const carbon::ui::VepRunDone& done);
     void analysisCancelled(quint64 requestId);
     void analysisFailed(quint64 requestId, const QString& error);
 

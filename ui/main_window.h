@@ -101,6 +101,12 @@ public slots:
     // the variant selected and inspected.
     void openVepResult(const QString& path);
     void openVepVariant(const carbon::ui::VepRow& row);
+    // Score Variants: every record of a VCF against the open project's sequences (named by the
+    // VCF's CHROM), in the background with progress and Stop; the rows are stored as a "vep" run
+    // and shown. openVepRun shows a stored one.
+    void scoreProjectVcf(const QString& vcfPath, qint64 windowBp, bool reverseComplement);
+    void stopScoringVcf();
+    void openVepRun(qint64 runId);
 
 signals:
     // To the worker (queued: it lives on engineThread_).
@@ -128,6 +134,7 @@ signals:
     void sequenceOpened(qint64 id);
     void vepResultOpened(const QString& path, int rows);
     void vepWindowOpened(const QString& locus);
+    void vepRunFinished(qint64 runId, qint64 rows, bool cancelled);  // stored (runId 0: failed)
     void projectError(const QString& what, const QString& error);
 
 protected:
@@ -226,6 +233,10 @@ private:
     char pendingVariantAlt_ = 0;
     VepView* vep_ = nullptr;
     quint64 vepToken_ = 0;  // the newest vep read or window fetch; older answers are dropped
+    quint64 vepRun_ = 0;     // the Score Variants run in progress (an analysis id); 0 when none
+    QString vepRunTsv_;      // where its rows are written until they are stored
+    bool vepRunCancelled_ = false;
+    QPair<qint64, qint64> pendingSelection_{-1, -1};  // selected once the sequence being opened is loaded
 };
 
 }  // namespace carbon::ui

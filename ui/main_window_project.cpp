@@ -354,6 +354,11 @@ void MainWindow::onSequenceLoaded(const StoredSequence& info, const QByteArray& 
     showEditor();
     emit sequenceOpened(info.id);
     showPendingVariant();
+    if (pendingSelection_.first >= 0 && pendingSelection_.second <= doc_->size()) {  // an indel of a vep run
+        editor_->setSelection(pendingSelection_.first, pendingSelection_.second);
+        editor_->scrollToPosition(pendingSelection_.first);
+    }
+    pendingSelection_ = {-1, -1};
 }
 
 QString MainWindow::sequenceName() const {

@@ -13,10 +13,10 @@ namespace carbon::ui {
 
 namespace {
 constexpr int kIdRole = Qt::UserRole;
-constexpr int kKindRole = Qt::UserRole + 1;  // 1 = sequence, 2 = run, 3 = variant
+constexpr int kKindRole = Qt::UserRole + 1;  // 1 = sequence, 2 = run, 3 = variant, 4 = vep run
 constexpr int kPositionRole = Qt::UserRole + 2;
 constexpr int kAltRole = Qt::UserRole + 3;
-enum { kSequence = 1, kRun = 2, kVariant = 3 };
+enum { kSequence = 1, kRun = 2, kVariant = 3, kVepRun = 4 };
 
 QString when(const QString& iso) {
     const QDateTime t = QDateTime::fromString(iso, Qt::ISODate);
@@ -43,6 +43,7 @@ ProjectBrowser::ProjectBrowser(QWidget* parent) : QWidget(parent) {
         switch (item->data(0, kKindRole).toInt()) {
             case kSequence: emit openSequence(id); break;
             case kRun: emit showRun(id); break;
+            case kVepRun: emit openVepRun(id); break;
             case kVariant:
                 emit openVariant(item->parent()->data(0, kIdRole).toLongLong(), item->data(0, kPositionRole).toLongLong(),
                                  char(item->data(0, kAltRole).toInt()));
@@ -97,12 +98,19 @@ QTreeWidgetItem* ProjectBrowser::sequenceItem(const StoredSequence& s) {
 }
 
 QTreeWidgetItem* ProjectBrowser::runItem(const StoredRun& r) {
-    QString detail = tr("%1, %n design(s), %2", nullptr, r.designCount).arg(r.kind, when(r.started));
+    const bool vep = r.kind == QLatin1String("vep");
+    QString detail = vep ? tr("variant effects of %1, %2").arg(QFileInfo(r.setting(QStringLiteral("vcf"))).fileName(), when(r.started))
+                         : tr("%1, %n design(s), %2", nullptr, r.designCount).arg(r.kind, when(r.started));
     if (r.status != QLatin1String("finished")) detail += QStringLiteral(" (%1)").arg(r.status);
     auto* item = new QTreeWidgetItem({tr("Run %1").arg(r.id), detail});
     item->setData(0, kIdRole, r.id);
-    item->setData(0, kKindRole, kRun);
+    item->setData(0, kKindRole, vep ? kVepRun : kRun);
     QString tip = tr("Model: %1\nBackend: %2\nSeed: %3").arg(r.modelPath, r.backend).arg(r.seed);
+    if (vep)
+        tip = tr("Variant effects of %1 against %2\nWindow %3 bp%4\nModel: %5\nBackend: %6\nOpen it to see the variants.")
+                  .arg(r.setting(QStringLiteral("vcf")), r.setting(QStringLiteral("reference")), r.setting(QStringLiteral("window_bp")),
+                       r.setting(QStringLiteral("reverse_complement")) == QLatin1String("1") ? tr(", both strands") : QString(),
+                       r.modelPath, r.backend);
     if (r.basesPerSecond > 0) tip += tr("\n%1 bp/s").arg(r.basesPerSecond, 0, 'f', 1);
     const QString acc = r.setting(QStringLiteral("spec_acceptance_rate"));
     if (!acc.isEmpty())

@@ -1,5 +1,6 @@
 // ProjectBrowser: the open project's sequences and runs as a tree (the project dock). Opening a
-// sequence loads it into the editor; activating a run shows its designs in the designs table.
+// sequence loads it into the editor; activating a run shows its designs in the designs table (a
+// variant effect run: its variants in the Variant Effects dock).
 #pragma once
 
 #include <QWidget>
@@ -30,6 +31,7 @@ public slots:
 signals:
     void openSequence(qint64 id);
     void showRun(qint64 runId);  // 0: every run
+    void openVepRun(qint64 runId);  // a "vep" run: its variants in the Variant Effects dock
     void openVariant(qint64 sequenceId, qint64 position, char alt);
 
 private:

@@ -13,6 +13,7 @@
 #include "carbon/storage/formats.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
+#include "carbon/storage/vep_result.h"
 
 namespace carbon::ui {
 
@@ -32,6 +33,9 @@ void registerProjectMetaTypes() {
     qRegisterMetaType<QList<carbon::ui::StoredDesign>>();
     qRegisterMetaType<QList<qint64>>();
     qRegisterMetaType<QList<QVector<float>>>();
+    qRegisterMetaType<carbon::ui::VepResult>();
+    qRegisterMetaType<carbon::ui::VepRunRequest>();
+    qRegisterMetaType<carbon::ui::VepRunDone>();
 }
 
 namespace {
@@ -454,6 +458,68 @@ void ProjectStore::createSample(const QString& path, const QString& fasta, const
         for (const char* suffix : {"", "-wal", "-shm"}) QFile::remove(path + QLatin1String(suffix));
         emit failed(tr("Create the sample project"), QString::fromUtf8(e.what()));
         emit sampleFailed();
+    }
+}
+
+void ProjectStore::collectVepSequences(quint64 token, VepRunRequest request) {
+    if (!requireOpen(tr("Score variants"))) return;
+    try {
+        request.projectPath = q(project_->path());
+        for (const st::SequenceRecord& s : project_->list_sequences(true)) {
+            request.sequenceIds.append(s.id);
+            request.sequenceNames.append(q(s.name));
+            request.sequenceBases.append(QByteArray::fromStdString(s.bases));
+        }
+        if (request.sequenceIds.isEmpty()) throw Error(project_->path() + ": the project has no sequences to score variants on");
+        emit vepSequencesReady(token, request);
+    } catch (const std::exception& e) {
+        emit failed(tr("Score variants"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::storeVepRun(quint64 token, const VepRunDone& done) {
+    if (!requireOpen(tr("Store variant effects"))) return;
+    try {
+        std::vector<std::pair<std::string, int64_t>> ids;
+        for (qsizetype i = 0; i < done.request.sequenceIds.size(); ++i)
+            ids.emplace_back(done.request.sequenceNames[i].toStdString(), done.request.sequenceIds[i]);
+        st::Run identity = st::make_run(done.modelDir.toStdString(), done.backend.toStdString(), "vep", 0, {});
+        identity.settings = {{"records_scored", std::to_string(done.records)}, {"records_in_vcf", std::to_string(done.recordsTotal)}};
+        st::VepStored stored;
+        const st::StoreOutcome outcome = st::store_or_keep(*project_, [&](st::Project& p) {
+            stored = st::store_vep_result(p, done.request.tsvPath.toStdString(), identity, done.cancelled ? "cancelled" : "finished", ids);
+        });
+        if (!outcome.stored) {
+            const QString where = outcome.kept_in.empty()
+                                      ? tr("Keeping it in a recovery project failed too: %1; the rows are in %2.")
+                                            .arg(q(outcome.keep_error), done.request.tsvPath)
+                                      : tr("Nothing of it is in the project; it is kept whole in %1 (store it later with "
+                                           "carbon-cli project import %2 --recover %1).")
+                                            .arg(q(outcome.kept_in), q(project_->path()));
+            throw Error(outcome.error + "\n" + where.toStdString());
+        }
+        const auto back = project_->run(stored.run_id);
+        emit vepRunStored(token, back ? toStored(*back, 0) : StoredRun{}, stored.rows);
+    } catch (const std::exception& e) {
+        emit failed(tr("Store variant effects"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::loadVepRun(quint64 token, qint64 runId) {
+    if (!requireOpen(tr("Open variant effects"))) return;
+    try {
+        const auto run = project_->run(runId);
+        if (!run || run->kind != "vep") throw Error(project_->path() + ": no vep run " + std::to_string(runId));
+        VepResult r;
+        r.runId = runId;
+        r.path = tr("run %1 of %2").arg(runId).arg(QFileInfo(q(project_->path())).fileName());
+        r.reference = q(run->setting("reference").value_or(""));
+        r.model = q(run->model_path);
+        r.windowBp = QString::fromStdString(run->setting("window_bp").value_or("0")).toLongLong();
+        for (const st::VepRow& row : project_->vep_rows(runId)) r.add(vepRowFrom(row));
+        emit vepRunLoaded(token, r);
+    } catch (const std::exception& e) {
+        emit failed(tr("Open variant effects"), QString::fromUtf8(e.what()));
     }
 }
 

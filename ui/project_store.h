@@ -10,7 +10,9 @@
 #include <QObject>
 #include <memory>
 
+#include "analysis_types.h"
 #include "project_types.h"
+#include "vep_result.h"
 
 namespace carbon::storage {
 class Project;
@@ -41,6 +43,12 @@ public slots:
     void exportFile(const carbon::ui::ExportRequest& request);
     void saveCopy(const QString& path);  // Save As: a copy of the committed project, then opened
     void loadDesignTracks(quint64 token, const QList<qint64>& designIds, const QString& kind);
+    // Score Variants: the project's sequences for the engine (vepSequencesReady); the engine's
+    // rows kept as a "vep" run (vepRunStored; a recovery project when it cannot be stored); a
+    // stored vep run read back for the Variant Effects dock (vepRunLoaded).
+    void collectVepSequences(quint64 token, carbon::ui::VepRunRequest request);
+    void storeVepRun(quint64 token, const carbon::ui::VepRunDone& done);
+    void loadVepRun(quint64 token, qint64 runId);
     // The sample project: a new file at `path` with the sequences of `fasta`, the SNVs of `vcf`
     // on each of them, and the regions listed in `regionsTsv` (name, kind, start, end, label;
     // 0-based half-open); then opened. A sample that fails half way is removed, not left behind.
@@ -59,6 +67,9 @@ signals:
     void variantsListed(qint64 sequenceId, const QList<carbon::ui::StoredVariant>& variants);
     void runStored(quint64 requestId, const carbon::ui::StoredRun& run, const QList<carbon::ui::StoredDesign>& designs);
     void exported(const QString& path);
+    void vepSequencesReady(quint64 token, const carbon::ui::VepRunRequest& request);
+    void vepRunStored(quint64 token, const carbon::ui::StoredRun& run, qint64 rows);
+    void vepRunLoaded(quint64 token, const carbon::ui::VepResult& result);
     void designTracks(quint64 token, const QList<qint64>& designIds, const QList<QVector<float>>& values);
     // `what` says which operation failed ("Import FASTA", "Open project", ...).
     void failed(const QString& what, const QString& error);

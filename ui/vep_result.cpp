@@ -6,23 +6,32 @@
 #include <limits>
 
 #include "carbon/common.h"
+#include "carbon/storage/vep_result.h"
 
 namespace carbon::ui {
 
-namespace {
-
-const QStringList kColumns = {"chrom", "pos", "id", "ref", "alt", "status", "window_start", "window_end",
-                              "site_log_odds", "window_delta", "window_delta_rc", "window_delta_mean"};
-
-double number(const QString& s, bool& ok) {
-    if (s == QLatin1String("NA")) {
-        ok = true;
-        return std::numeric_limits<double>::quiet_NaN();
-    }
-    return s.toDouble(&ok);
+VepRow vepRowFrom(const storage::VepRow& r) {
+    VepRow row;
+    row.chrom = QString::fromStdString(r.chrom);
+    row.pos = r.pos;
+    row.id = QString::fromStdString(r.id);
+    row.ref = QString::fromStdString(r.ref);
+    row.alt = QString::fromStdString(r.alt);
+    row.status = QString::fromStdString(r.status);
+    row.windowStart = r.window_start;
+    row.windowEnd = r.window_end;
+    row.siteLogOdds = r.site_log_odds;
+    row.delta = r.window_delta;
+    row.deltaRc = r.window_delta_rc;
+    row.deltaMean = r.window_delta_mean;
+    row.sequenceId = r.sequence_id;
+    return row;
 }
 
-}  // namespace
+void VepResult::add(VepRow row) {
+    if (!statuses.contains(row.status)) statuses.append(row.status);
+    rows.append(std::move(row));
+}
 
 bool looksLikeVepResult(const QString& path) {
     QFile f(path);
@@ -30,67 +39,17 @@ bool looksLikeVepResult(const QString& path) {
 }
 
 VepResult readVepResult(const QString& path, const std::atomic<bool>* cancel) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) throw Error(path.toStdString() + ": cannot open: " + f.errorString().toStdString());
+    storage::VepResultReader in(path.toStdString());
     VepResult r;
     r.path = path;
-    qint64 line_no = 0;
-    bool saw_columns = false;
-    auto fail = [&](const QString& why) { return Error(QStringLiteral("%1:%2: %3").arg(path).arg(line_no).arg(why).toStdString()); };
-    while (!f.atEnd()) {
+    r.reference = QString::fromStdString(in.setting("reference").value_or(""));
+    r.model = QString::fromStdString(in.setting("model").value_or(""));
+    r.windowBp = QString::fromStdString(in.setting("window_bp").value_or("0")).toLongLong();
+    storage::VepRow row;
+    while (in.next(row)) {
         if (cancel && cancel->load()) return VepResult{};
-        QString line = QString::fromUtf8(f.readLine());
-        if (line.endsWith('\n')) line.chop(1);
-        if (line.endsWith('\r')) line.chop(1);
-        ++line_no;
-        if (line_no == 1 && !line.startsWith(QLatin1String("##carbon-cli vep ")))
-            throw fail(QStringLiteral("not a carbon-cli vep result (its first line is not '##carbon-cli vep VERSION')"));
-        if (line.isEmpty()) continue;
-        if (line.startsWith(QLatin1String("##"))) {
-            const int eq = line.indexOf('=');
-            const QString key = line.mid(2, eq - 2), value = eq < 0 ? QString() : line.mid(eq + 1);
-            if (key == QLatin1String("reference")) r.reference = value;
-            if (key == QLatin1String("model")) r.model = value;
-            if (key == QLatin1String("window_bp")) r.windowBp = value.toLongLong();
-            continue;
-        }
-        if (line.startsWith('#')) {
-            if (line.mid(1).split('\t') != kColumns) throw fail(QStringLiteral("the column line is not vep's: %1").arg(line.left(120)));
-            saw_columns = true;
-            continue;
-        }
-        if (!saw_columns) throw fail(QStringLiteral("a row before the #chrom column line"));
-        const QStringList c = line.split('\t');
-        if (c.size() != kColumns.size())
-            throw fail(QStringLiteral("%1 columns, a vep row has %2").arg(c.size()).arg(kColumns.size()));
-        VepRow row;
-        bool ok = true, all = true;
-        row.chrom = c[0];
-        row.pos = c[1].toLongLong(&ok);
-        all &= ok && row.pos > 0;
-        row.id = c[2];
-        row.ref = c[3];
-        row.alt = c[4];
-        row.status = c[5];
-        if (c[6] != QLatin1String("NA")) {
-            row.windowStart = c[6].toLongLong(&ok);
-            all &= ok;
-            row.windowEnd = c[7].toLongLong(&ok);
-            all &= ok && row.windowStart >= 1 && row.windowEnd >= row.windowStart;
-        }
-        row.siteLogOdds = number(c[8], ok);
-        all &= ok;
-        row.delta = number(c[9], ok);
-        all &= ok;
-        row.deltaRc = number(c[10], ok);
-        all &= ok;
-        row.deltaMean = number(c[11], ok);
-        all &= ok;
-        if (!all) throw fail(QStringLiteral("a field that is not a number where vep writes one"));
-        if (!r.statuses.contains(row.status)) r.statuses.append(row.status);
-        r.rows.append(std::move(row));
+        r.add(vepRowFrom(row));
     }
-    if (!saw_columns) throw Error(path.toStdString() + ": no #chrom column line (is this a vep result?)");
     return r;
 }
 

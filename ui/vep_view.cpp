@@ -8,11 +8,15 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QScatterSeries>
 #include <QSplitter>
 #include <QTableView>
 #include <QValueAxis>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace carbon::ui {
@@ -29,6 +33,17 @@ VepView::VepView(QWidget* parent) : QWidget(parent) {
     status_->setToolTip(tr("Show the variants with this status"));
     summary_ = new QLabel(tr("Open a variant effect result (File > Open Variant Effects) made by carbon-cli vep."));
     summary_->setWordWrap(true);
+    runRow_ = new QWidget;
+    runProgress_ = new QProgressBar;
+    runProgress_->setFormat(tr("%v of %m variant records"));
+    stop_ = new QPushButton(tr("Stop"));
+    stop_->setToolTip(tr("Stop scoring: the records scored so far are kept as a cancelled run"));
+    auto* runLayout = new QHBoxLayout(runRow_);
+    runLayout->setContentsMargins(0, 0, 0, 0);
+    runLayout->addWidget(runProgress_, 1);
+    runLayout->addWidget(stop_);
+    runRow_->setVisible(false);
+    connect(stop_, &QPushButton::clicked, this, &VepView::stopRequested);
     auto* filters = new QHBoxLayout;
     filters->addWidget(text_, 2);
     filters->addWidget(status_, 1);
@@ -56,6 +71,7 @@ VepView::VepView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(summary_);
+    layout->addWidget(runRow_);
     layout->addLayout(filters);
     layout->addWidget(split, 1);
 
@@ -68,6 +84,21 @@ VepView::VepView(QWidget* parent) : QWidget(parent) {
 }
 
 void VepView::setMessage(const QString& text) { summary_->setText(text); }
+
+void VepView::setRunning(bool running) {
+    runRow_->setVisible(running);
+    stop_->setEnabled(running);
+    if (running) runProgress_->setRange(0, 0);  // busy until the records are counted
+}
+
+bool VepView::isRunning() const { return !runRow_->isHidden(); }
+
+void VepView::setProgress(qint64 done, qint64 total) {
+    // QProgressBar counts in int: a VCF of more than 2^31 records shows in thousands.
+    const qint64 scale = total > INT32_MAX ? 1000 : 1;
+    runProgress_->setRange(0, int(std::max<qint64>(1, total / scale)));
+    runProgress_->setValue(int(done / scale));
+}
 
 void VepView::setResult(VepResult result) {
     const int n = int(result.rows.size());

@@ -2,7 +2,8 @@
 // sortable table of every (variant, alt) with its scores and status, filtered by status and by
 // text (contig, ID, alleles or CHROM:POS), and a plot of the window deltas along the contig of the
 // selected row (not-scored variants are not plotted). Activating a row (double-click, Enter) or a
-// point asks for the variant's window in the editor.
+// point asks for the variant's window in the editor. While the application scores a VCF against
+// the project (Score Variants) a progress bar with a Stop button shows above the table.
 #pragma once
 
 #include <QWidget>
@@ -13,6 +14,8 @@ class QChartView;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QProgressBar;
+class QPushButton;
 class QScatterSeries;
 class QTableView;
 
@@ -24,6 +27,10 @@ public:
     explicit VepView(QWidget* parent = nullptr);
     void setResult(VepResult result);
     void setMessage(const QString& text);
+    // A Score Variants run in progress: the bar and its Stop button show while `running`.
+    void setRunning(bool running);
+    void setProgress(qint64 done, qint64 total);
+    bool isRunning() const;
     const VepTableModel* model() const { return model_; }
     VepFilterProxy* proxy() const { return proxy_; }
     QTableView* table() const { return table_; }
@@ -36,6 +43,7 @@ public:
 
 signals:
     void variantActivated(const carbon::ui::VepRow& row);
+    void stopRequested();
 
 private:
     void plotContig(const QString& contig);
@@ -47,6 +55,9 @@ private:
     QLineEdit* text_;
     QComboBox* status_;
     QLabel* summary_;
+    QWidget* runRow_;
+    QProgressBar* runProgress_;
+    QPushButton* stop_;
     QChartView* chart_;
     QScatterSeries* points_ = nullptr;
     QScatterSeries* current_ = nullptr;

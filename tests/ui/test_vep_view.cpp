@@ -3,7 +3,9 @@
 // last), the plot of the selected row's contig, and activating a variant: its window comes from
 // the result's reference (a relative name found beside the result) into the editor with the
 // variant selected, and with a model loaded the Base Inspector opens on it with the alternative
-// chosen; a variant that was not scored opens nothing and says why.
+// chosen; a variant that was not scored opens nothing and says why. Score Variants against the
+// open project's sequences: rows equal to storage's scorer, stored as a run, opened on the
+// stored sequence, and stopped with what was scored kept.
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -15,6 +17,10 @@
 
 #include "base_inspector.h"
 #include "carbon/common.h"
+#include "carbon/model.h"
+#include "carbon/storage/project.h"
+#include "carbon/storage/vcf.h"
+#include "carbon/storage/vep_scorer.h"
 #include "carbon/test_model.h"
 #include "main_window.h"
 #include "sequence_document.h"
@@ -93,7 +99,7 @@ private slots:
             readVepResult(bad);
             QFAIL("a row with a broken position was read");
         } catch (const carbon::Error& e) {
-            QVERIFY2(QString(e.what()).contains(bad + ":13: a field that is not a number"), e.what());
+            QVERIFY2(QString(e.what()).contains(bad + ":13: field 2 (pos) is 'fifteen'"), e.what());
         }
     }
 
@@ -170,6 +176,107 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(w.inspector()->position(), qint64(1500 - 1000), 60000);
         QCOMPARE(w.document()->bases(), chr1_.mid(999, 1000));
         QCOMPARE(w.inspector()->selectedAlternative(), snv.alt.at(0).toLatin1());
+    }
+
+    // Score Variants: a VCF scored against the open project's sequences in the background, the
+    // rows those of storage's VepScorer (the scorer carbon-cli vep runs) for the same settings,
+    // stored as a "vep" run linked to the sequences, shown in the dock; a row opens its stored
+    // sequence with the variant inspected; Stop keeps the records done as a cancelled run.
+    void scoresAVcfAgainstTheProject() {
+        const QString model = tmp_.filePath(QStringLiteral("tiny_project"));
+        carbon::make_test_model(model.toStdString(), {});
+        const QString project = tmp_.filePath(QStringLiteral("p.carbon"));
+        qint64 id1 = 0, id2 = 0;
+        {
+            auto p = carbon::storage::Project::open(project.toStdString());
+            carbon::storage::SequenceRecord s;
+            s.name = "chr1";
+            s.bases = chr1_.toStdString();
+            id1 = p->add_sequence(s);
+            s.name = "chr2";
+            s.bases = chr2_.toStdString();
+            id2 = p->add_sequence(s);
+        }
+        const char a1 = chr1_[1499] == 'A' ? 'C' : 'A';
+        QByteArray vcf = "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\n";
+        vcf += "chr1\t1500\trs1\t" + chr1_.mid(1499, 1) + "\t" + QByteArray(1, a1) + "\n";
+        vcf += "chr1\t2000\t.\t" + chr1_.mid(1999, 3) + "\t" + chr1_.mid(1999, 1) + "\n";
+        vcf += "chr2\t300\t.\t" + chr2_.mid(299, 1) + "\t" + chr2_.mid(299, 1) + "TT\n";
+        vcf += "chrUn\t5\t.\tA\tC\n";
+        const QString vcfPath = tmp_.filePath(QStringLiteral("project.vcf"));
+        QVERIFY(ui_test::writeFile(vcfPath, vcf));
+
+        MainWindow w;
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.openProject(project);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
+        w.loadModel(model);
+        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
+        QSignalSpy finished(&w, &MainWindow::vepRunFinished);
+        QSignalSpy shown(&w, &MainWindow::vepResultOpened);
+        w.scoreProjectVcf(vcfPath, 600, true);
+        QVERIFY(w.vepView()->isRunning());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        const qint64 runId = finished.first().at(0).toLongLong();
+        QVERIFY2(runId > 0, qPrintable(w.statusBar()->currentMessage()));
+        QCOMPARE(finished.first().at(1).toLongLong(), qint64(4));
+        QCOMPARE(finished.first().at(2).toBool(), false);
+        QVERIFY(!w.vepView()->isRunning());
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 20000);
+        const VepTableModel* m = w.vepView()->model();
+        QCOMPARE(m->rowCount(), 4);
+        QCOMPARE(m->result().runId, runId);
+
+        // The same rows as storage's VepScorer with the same settings, number for number.
+        auto loaded = carbon::Model::load(model.toStdString());
+        carbon::storage::SequenceSetGenome genome("g", {{"chr1", chr1_.toStdString()}, {"chr2", chr2_.toStdString()}});
+        carbon::storage::VepSettings settings;
+        settings.options.window_bp = 600;
+        settings.options.reverse_complement = true;
+        carbon::storage::VepScorer scorer(settings, *loaded, genome);
+        carbon::storage::VcfReader reader(vcfPath.toStdString(), {});
+        carbon::storage::VcfRecord rec;
+        int i = 0;
+        while (reader.next(rec))
+            for (const carbon::storage::VepRow& want : scorer.score(rec)) {
+                const VepRow& got = m->row(i++);
+                QCOMPARE(got.status, QString::fromStdString(want.status));
+                QCOMPARE(got.windowStart, want.window_start);
+                // The run goes through the vep TSV: 9 significant digits, as carbon-cli writes them.
+                auto g9 = [](double v) { return QByteArray::number(v, 'g', 9); };
+                QCOMPARE(g9(got.deltaMean), g9(want.window_delta_mean));
+                QCOMPARE(g9(got.deltaRc), g9(want.window_delta_rc));
+                QCOMPARE(g9(got.siteLogOdds), g9(want.site_log_odds));
+                QCOMPARE(got.sequenceId, want.chrom == "chr1" ? id1 : want.chrom == "chr2" ? id2 : 0);
+            }
+        QCOMPARE(i, 4);
+        QCOMPARE(m->row(3).status, QStringLiteral("missing_contig"));
+
+        // The SNV opens chr1 itself, the inspector on the variant with its alternative.
+        emit w.vepView()->variantActivated(m->row(0));
+        QTRY_COMPARE_WITH_TIMEOUT(w.currentSequenceId(), id1, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.inspector()->position(), qint64(1499), 60000);
+        QCOMPARE(w.inspector()->selectedAlternative(), a1);
+        // The insertion on chr2: that sequence, the reference base selected.
+        emit w.vepView()->variantActivated(m->row(2));
+        QTRY_COMPARE_WITH_TIMEOUT(w.currentSequenceId(), id2, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.editor()->selectionStart(), qint64(299), 20000);
+
+        // Stop: a long VCF stopped at once keeps what was scored as a cancelled run (or nothing,
+        // when it stopped before the first record), and says which.
+        QByteArray many = "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\n";
+        for (int p = 100; p < 2900; p += 3) many += "chr1\t" + QByteArray::number(p) + "\t.\t" + chr1_.mid(p - 1, 1) + "\t" + (chr1_[p - 1] == 'G' ? "T" : "G") + "\n";
+        const QString manyPath = tmp_.filePath(QStringLiteral("many.vcf"));
+        QVERIFY(ui_test::writeFile(manyPath, many));
+        finished.clear();
+        w.scoreProjectVcf(manyPath, 2000, false);
+        QTRY_VERIFY_WITH_TIMEOUT(w.vepView()->isRunning(), 5000);
+        QTest::qWait(300);
+        w.stopScoringVcf();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(finished.first().at(2).toBool(), true);
+        QVERIFY(finished.first().at(1).toLongLong() < 933);  // of 934 records
+        QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("stopped")));
     }
 };
 
