@@ -7,12 +7,14 @@
 #include <limits>
 #include <vector>
 
+#include "cpu_matmul_paths.h"
 #include "cpu_ops.h"
 
 namespace carbon::cpu {
 
 void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<const KvBlocks> kv,
-                    std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out) {
+                    std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out, Isa isa) {
+    if (isa_has_avx512(isa)) return detail::attention_rows_avx512(pool, shape, kv, item_row, start, q, out);
     const size_t n_heads = shape.n_heads, hd = shape.head_dim;
     const size_t group = n_heads / shape.n_kv_heads;
     const float scale = 1.0f / std::sqrt(float(hd));

@@ -193,7 +193,7 @@ void CpuBackend::attention(size_t layer, std::span<const ForwardItem> items, con
         v.head_stride = head_floats;
         v.token_stride = hd_;
     }
-    cpu::attention_rows(pool_, cpu::AttentionShape{n_heads_, n_kv_, hd_}, kv, item_row, start, q, out);
+    cpu::attention_rows(pool_, cpu::AttentionShape{n_heads_, n_kv_, hd_}, kv, item_row, start, q, out, isa_);
 }
 
 void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) {

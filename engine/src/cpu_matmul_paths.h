@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "carbon/thread_pool.h"
@@ -61,6 +62,11 @@ void matmul_amx(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, cons
 // rmsnorm (cpu_ops.h) 16 lanes at a time: the squares summed in double in another order, the same
 // scaling; out may be x.
 void rmsnorm_avx512(const float* x, const void* weight, DType weight_dtype, size_t n, float eps, float* out);
+
+// attention_rows (cpu_ops.h) with the query heads of a KV group and a block of rows in the lanes
+// (cpu_attention_avx512.cpp).
+void attention_rows_avx512(ThreadPool& pool, const AttentionShape& shape, std::span<const KvBlocks> kv,
+                           std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out);
 
 // silu_mul (cpu_ops.h) 16 lanes at a time, exp by a polynomial: within 3 ulp of the libm result.
 void silu_mul_avx512(float* gate, const float* up, size_t n);

@@ -86,9 +86,13 @@ struct AttentionShape {
 // sit at positions start[i], start[i] + 1, ... and attend to positions 0 .. their own of kv[i],
 // which already holds their keys and values. Query head h reads KV head h / (n_heads / n_kv_heads).
 // Each (row, head) is computed alone in one fixed order, so the result does not depend on the
-// batch or the thread count. The GPU attention kernels are tested against this function.
+// batch or the thread count. The GPU attention kernels are tested against this function (the
+// portable path). With an AVX-512 `isa` the heads of a KV group and a block of rows share vector
+// lanes (cpu_attention_avx512.cpp): each number still one fixed chain per (row, head), in another
+// order, with exp by exp16; within rounding of the portable path.
 void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<const KvBlocks> kv,
-                    std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out);
+                    std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out,
+                    Isa isa = Isa::Portable);
 
 // Copies row `row` of W into out as f32.
 void load_row(const WeightMatrix& w, size_t row, float* out);
