@@ -49,16 +49,17 @@ void EngineWorker::scoreVcf(quint64 requestId, const VepRunRequest& request) {
         out.write(header.data(), qint64(header.size()));
         storage::VepScorer scorer(s, *model_, genome);
         storage::VcfReader vcf(s.vcf, {});
-        storage::VcfRecord rec;
+        storage::VepSiteReader sites(vcf);
+        std::vector<storage::VcfRecord> site;
         const ScoreProgress keepGoing = [this, requestId](size_t, size_t) { return !isAnalysisCancelled(requestId, false); };
-        while (vcf.next(rec)) {
+        while (sites.next(site)) {
             if (isAnalysisCancelled(requestId, false)) {
                 done.cancelled = true;
                 break;
             }
             std::string text;
-            const std::vector<storage::VepRow> rows = scorer.score(rec, keepGoing);
-            if (scorer.cancelled()) {  // this record's rows are incomplete: the run ends before it
+            const std::vector<storage::VepRow> rows = scorer.score(site, keepGoing);
+            if (scorer.cancelled()) {  // this site's rows are incomplete: the run ends before it
                 done.cancelled = true;
                 break;
             }
@@ -66,7 +67,7 @@ void EngineWorker::scoreVcf(quint64 requestId, const VepRunRequest& request) {
             if (out.write(text.data(), qint64(text.size())) != qint64(text.size()))
                 throw Error(request.tsvPath.toStdString() + ": cannot write: " + out.errorString().toStdString());
             done.rows += qint64(rows.size());
-            ++done.records;
+            done.records += qint64(site.size());
             emit analysisProgress(requestId, done.records, done.recordsTotal);
         }
         if (!out.flush()) throw Error(request.tsvPath.toStdString() + ": cannot write: " + out.errorString().toStdString());

@@ -1,7 +1,8 @@
 // carbon-cli vep: whole-VCF variant effect scoring against a reference genome. Streams the VCF
 // (htslib: VCF/BCF, plain or bgzipped, regions through its index), fetches each variant's window
-// from the reference (faidx), scores every alternative allele of a record against one reference
-// pass (score_site: alternatives fork the reference's cache before their first change), and
+// from the reference (faidx), scores every alternative allele of a site (a record, or consecutive
+// records of the same CHROM, POS and REF) against one reference pass (score_site: alternatives
+// fork the reference's cache before their first change), and
 // writes one row per (variant, alt) in input order. Variants that cannot be scored get a status
 // instead of a score; nothing is fatal but a file that is not what it claims to be.
 //
@@ -168,8 +169,8 @@ int cmd_vep(const std::vector<std::string>& argv) {
     const size_t skip_rows = resume.restart ? 0 : resume.rows;
     // The partial output's last row must be the one this VCF gives at that place: a VCF changed
     // since the run started would otherwise be mixed into one file.
-    auto check_resumed = [&](const storage::VcfRecord& rec, size_t i) {
-        const std::string want = vep_row_key(rec, i);
+    auto check_resumed = [&](std::span<const storage::VcfRecord> site, size_t i) {
+        const std::string want = vep_row_key(site, i);
         if (resume.last_row.compare(0, want.size() + 1, want + '\t') != 0)
             throw Error("--resume: " + partial + " does not match " + settings.vcf + ": its row " + std::to_string(skip_rows) +
                         " is '" + resume.last_row.substr(0, 120) + "' but the VCF gives " + want +
@@ -190,18 +191,20 @@ int cmd_vep(const std::vector<std::string>& argv) {
     const auto t0 = std::chrono::steady_clock::now();
     auto last_print = t0;
     size_t rows_seen = 0, rows_scored = 0, records = 0;
-    storage::VcfRecord rec;
-    while (vcf.next(rec)) {
-        ++records;
-        const size_t n_rows = VepScorer::row_count(rec);
+    // A site at a time: records of one CHROM, POS and REF share their window's reference pass.
+    storage::VepSiteReader sites(vcf);
+    std::vector<storage::VcfRecord> site;
+    while (sites.next(site)) {
+        records += site.size();
+        const size_t n_rows = VepScorer::row_count(site);
         if (rows_seen + n_rows <= skip_rows) {  // already in the partial output
-            if (rows_seen + n_rows == skip_rows) check_resumed(rec, n_rows - 1);
+            if (rows_seen + n_rows == skip_rows) check_resumed(site, n_rows - 1);
             rows_seen += n_rows;
             continue;
         }
-        if (rows_seen < skip_rows) check_resumed(rec, skip_rows - rows_seen - 1);
-        std::string text = scorer.rows(rec);
-        if (rows_seen < skip_rows) {  // a record whose first rows were written before the kill
+        if (rows_seen < skip_rows) check_resumed(site, skip_rows - rows_seen - 1);
+        std::string text = scorer.rows(site);
+        if (rows_seen < skip_rows) {  // a site whose first rows were written before the kill
             size_t drop = skip_rows - rows_seen, at = 0;
             while (drop-- > 0) at = text.find('\n', at) + 1;
             text.erase(0, at);

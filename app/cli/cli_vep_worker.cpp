@@ -139,11 +139,12 @@ int vep_worker(const Args& a, const VepSettings& settings) {
         size_t records = 0, n_rows = 0;
         try {
             storage::VcfReader vcf(settings.vcf, storage::parse_vcf_regions(req["regions"].get<std::string>()));
-            storage::VcfRecord rec;
-            while (vcf.next(rec)) {
-                ++records;
-                n_rows += VepScorer::row_count(rec);
-                rows += scorer.rows(rec);
+            storage::VepSiteReader sites(vcf);
+            std::vector<storage::VcfRecord> site;
+            while (sites.next(site)) {
+                records += site.size();
+                n_rows += VepScorer::row_count(site);
+                rows += scorer.rows(site);
             }
         } catch (const Error& e) {
             send_frame(Json({{"shard", id}, {"error", e.what()}}).dump());

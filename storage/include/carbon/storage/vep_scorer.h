@@ -6,6 +6,7 @@
 // a sharded run the same bytes as one run.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,20 +30,42 @@ struct VepSettings {
 std::string vep_header(const VepSettings& s);
 
 // The first five columns of a record's row i (CHROM POS ID REF ALT, as the rows write them):
-// what identifies a row when a partial output is resumed.
+// what identifies a row when a partial output is resumed. The second form: row i of a site's rows.
 std::string vep_row_key(const VcfRecord& record, size_t i);
+std::string vep_row_key(std::span<const VcfRecord> site, size_t i);
+
+// The records of a VCF a site at a time: consecutive records with the same CHROM, POS and REF (a
+// multi-allelic record split into several, as `bcftools norm -m-` writes and ClinVar publishes)
+// have the same window, so VepScorer scores all their alleles against one reference pass.
+class VepSiteReader {
+public:
+    explicit VepSiteReader(VcfReader& in) : in_(in) {}
+    bool next(std::vector<VcfRecord>& site);  // one or more records; false at the end
+
+private:
+    VcfReader& in_;
+    VcfRecord pending_;
+    bool has_pending_ = false;
+};
 
 class VepScorer {
 public:
     // Takes the settings with the model's context (max_position_embeddings) for the windows.
     VepScorer(VepSettings settings, Model& model, const GenomeSource& genome);
-    // The record's rows: one per alternative; one no_alt row without any. `progress` is handed to
+    // The rows of a site's records (VepSiteReader), in order: one per alternative, one no_alt row
+    // for a record without any; every alternative of the site against one reference pass (the
+    // same numbers as each record alone: the engine is batch-invariant). `progress` is handed to
     // the engine (returning false stops it: the rows are then incomplete, see cancelled()).
-    std::vector<VepRow> score(const VcfRecord& record, const ScoreProgress& progress = {});
+    std::vector<VepRow> score(std::span<const VcfRecord> site, const ScoreProgress& progress = {});
+    std::vector<VepRow> score(const VcfRecord& record, const ScoreProgress& progress = {}) {
+        return score(std::span(&record, 1), progress);
+    }
     // The same, formatted as TSV lines.
-    std::string rows(const VcfRecord& record);
-    // Rows a record gives, without scoring it.
+    std::string rows(std::span<const VcfRecord> site);
+    std::string rows(const VcfRecord& record) { return rows(std::span(&record, 1)); }
+    // Rows a record (a site) gives, without scoring it.
     static size_t row_count(const VcfRecord& record) { return record.alts.empty() ? 1 : record.alts.size(); }
+    static size_t row_count(std::span<const VcfRecord> site);
     size_t tokens() const { return tokens_; }
     // Whether the last score() was stopped by its progress callback (its scores are then NaN).
     bool cancelled() const { return cancelled_; }
