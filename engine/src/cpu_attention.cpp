@@ -23,19 +23,11 @@ void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<con
     // times the group's query heads read the same keys and values, which stay in cache between
     // them. Every (row, head) adds its terms in key order with the same arithmetic as alone, so
     // the results do not depend on the block (batch invariance holds).
-    constexpr size_t kRows = 8;
-    struct Task {
-        size_t item, g, row0, rows;
-    };
-    std::vector<Task> tasks;
-    for (size_t i = 0; i + 1 < item_row.size(); ++i)
-        for (size_t g = 0; g < shape.n_kv_heads; ++g)
-            for (size_t r = item_row[i]; r < item_row[i + 1]; r += kRows)
-                tasks.push_back({i, g, r, std::min(kRows, item_row[i + 1] - r)});
+    const std::vector<detail::AttentionTask> tasks = detail::attention_tasks(shape, item_row, 8);
     pool.parallel_for(tasks.size(), 1, [&](size_t t0, size_t t1, int) {
         thread_local std::vector<float> scores;  // [rows * group][last + 1]
         for (size_t t = t0; t < t1; ++t) {
-            const Task& task = tasks[t];
+            const detail::AttentionTask& task = tasks[t];
             const KvBlocks& s = kv[task.item];
             const size_t first = start[task.item] + (task.row0 - item_row[task.item]);  // causal: row r sees keys 0..first+r
             const size_t last = first + task.rows - 1, n = task.rows * group, width = last + 1;

@@ -30,10 +30,6 @@ constexpr size_t kLanes = 16;  // pairs per vector
 constexpr size_t kTile = 4;    // pairs per register tile of the output
 constexpr size_t kFewPairs = 4;  // at most this many pairs: keys in the lanes for the scores
 
-struct Task {
-    size_t item, g, row0, rows;
-};
-
 // Key j's scores for the lanes: scaled, -inf for the pairs that do not see it; the running max.
 CARBON_AVX512 inline void store_scores(float* sc, size_t j, __m512 acc, __m512i lim_v, __m512 scale, __m512& m) {
     const __mmask16 live = _mm512_cmp_epi32_mask(_mm512_set1_epi32(int32_t(j)), lim_v, _MM_CMPINT_LE);
@@ -44,7 +40,7 @@ CARBON_AVX512 inline void store_scores(float* sc, size_t j, __m512 acc, __m512i 
 
 // One task's pairs p0 .. p0 + np - 1 (np <= 16) of the n = rows * group pairs: pair p is row p /
 // group, query head g * group + p % group.
-CARBON_AVX512 void pairs_avx512(const AttentionShape& shape, const KvBlocks& s, const Task& task, size_t first, size_t p0,
+CARBON_AVX512 void pairs_avx512(const AttentionShape& shape, const KvBlocks& s, const AttentionTask& task, size_t first, size_t p0,
                                 size_t np, const float* q, float* out, std::vector<float>& qt_buf,
                                 std::vector<float>& sc_buf) {
     const size_t hd = shape.head_dim, group = shape.n_heads / shape.n_kv_heads, q_stride = shape.n_heads * hd;
@@ -171,15 +167,11 @@ CARBON_AVX512 void pairs_avx512(const AttentionShape& shape, const KvBlocks& s, 
 void attention_rows_avx512(ThreadPool& pool, const AttentionShape& shape, std::span<const KvBlocks> kv,
                            std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out) {
     const size_t group = shape.n_heads / shape.n_kv_heads;
-    std::vector<Task> tasks;
-    for (size_t i = 0; i + 1 < item_row.size(); ++i)
-        for (size_t g = 0; g < shape.n_kv_heads; ++g)
-            for (size_t r = item_row[i]; r < item_row[i + 1]; r += kRows)
-                tasks.push_back({i, g, r, std::min(kRows, item_row[i + 1] - r)});
+    const std::vector<AttentionTask> tasks = attention_tasks(shape, item_row, kRows);
     pool.parallel_for(tasks.size(), 1, [&](size_t t0, size_t t1, int) {
         thread_local std::vector<float> qt, sc;
         for (size_t t = t0; t < t1; ++t) {
-            const Task& task = tasks[t];
+            const AttentionTask& task = tasks[t];
             const size_t first = start[task.item] + (task.row0 - item_row[task.item]);
             const size_t n = task.rows * group;
             for (size_t p0 = 0; p0 < n; p0 += kLanes)

@@ -4,6 +4,7 @@
 // CPU can run them.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -62,6 +63,20 @@ void matmul_amx(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, cons
 // rmsnorm (cpu_ops.h) 16 lanes at a time: the squares summed in double in another order, the same
 // scaling; out may be x.
 void rmsnorm_avx512(const float* x, const void* weight, DType weight_dtype, size_t n, float eps, float* out);
+
+// attention_rows' unit of work: one item's KV head and a block of up to `rows` consecutive rows
+// of the item, whose rows times the group's query heads read the same keys and values.
+struct AttentionTask {
+    size_t item, g, row0, rows;
+};
+inline std::vector<AttentionTask> attention_tasks(const AttentionShape& shape, std::span<const size_t> item_row, size_t rows) {
+    std::vector<AttentionTask> tasks;
+    for (size_t i = 0; i + 1 < item_row.size(); ++i)
+        for (size_t g = 0; g < shape.n_kv_heads; ++g)
+            for (size_t r = item_row[i]; r < item_row[i + 1]; r += rows)
+                tasks.push_back({i, g, r, std::min(rows, item_row[i + 1] - r)});
+    return tasks;
+}
 
 // attention_rows (cpu_ops.h) with the query heads of a KV group and a block of rows in the lanes
 // (cpu_attention_avx512.cpp).
