@@ -2,16 +2,22 @@
 // painting then samples one column per pixel so cost is bounded by the width, not L).
 #include "mutagenesis_heat_map.h"
 
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace carbon::ui {
 
 namespace {
-constexpr int kLabelWidth = 18, kLegendHeight = 30;
+// Beneath the grid: the reference strip (one letter per column), the position axis, the legend.
+constexpr int kLabelWidth = 18, kRefHeight = 14, kAxisHeight = 18, kLegendHeight = 30;
+constexpr int kBelowGrid = kRefHeight + kAxisHeight + kLegendHeight;
+constexpr double kMinTickSpacing = 60;  // pixels between labelled positions, at least
+constexpr double kMinLetterWidth = 7;   // a column this wide shows its reference letter
 }
 
 double MutagenesisMatrix::maxAbs() const {
@@ -56,11 +62,36 @@ MutagenesisMatrix MutagenesisMatrix::fromIsm(const carbon::IsmResult& r, const Q
 
 MutagenesisHeatMap::MutagenesisHeatMap(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
-    setMinimumHeight(4 * 12 + kLegendHeight + 8);
+    setMinimumHeight(4 * 12 + kBelowGrid + 8);
     setAccessibleName(tr("Mutagenesis heat map"));
 }
 
-QSize MutagenesisHeatMap::sizeHint() const { return {600, 4 * 22 + kLegendHeight + 8}; }
+QSize MutagenesisHeatMap::sizeHint() const { return {600, 4 * 22 + kBelowGrid + 8}; }
+
+QVector<qint64> MutagenesisHeatMap::tickPositions(qint64 start, qint64 length, double widthPx) {
+    QVector<qint64> ticks;
+    if (length <= 0 || widthPx <= 0) return ticks;
+    // The smallest step of 1, 2 or 5 x 10^k bases whose labels are kMinTickSpacing apart.
+    const double perBase = widthPx / double(length);
+    qint64 step = 0;
+    for (qint64 decade = 1; step == 0; decade *= 10)
+        for (qint64 f : {1, 2, 5})
+            if (step == 0 && (double(f * decade) * perBase >= kMinTickSpacing || f * decade >= length)) step = f * decade;
+    // 1-based positions that are multiples of the step (the first base when none is).
+    const qint64 first = start + 1, last = start + length;
+    for (qint64 p = (first + step - 1) / step * step; p <= last; p += step) ticks.append(p);
+    if (ticks.isEmpty()) ticks.append(first);
+    return ticks;
+}
+
+bool MutagenesisHeatMap::showsReferenceLetters() const {
+    return m_.length > 0 && double(gridRect().width()) / double(m_.length) >= kMinLetterWidth;
+}
+
+QRect MutagenesisHeatMap::referenceRect() const {
+    const QRect g = gridRect();
+    return QRect(g.left(), g.bottom() + 1, g.width(), kRefHeight);
+}
 
 void MutagenesisHeatMap::setMatrix(const MutagenesisMatrix& m) {
     m_ = m;
@@ -76,7 +107,7 @@ QColor MutagenesisHeatMap::colorFor(double v, double limit) {
 }
 
 QRect MutagenesisHeatMap::gridRect() const {
-    return QRect(kLabelWidth, 2, width() - kLabelWidth - 4, height() - kLegendHeight - 6);
+    return QRect(kLabelWidth, 2, width() - kLabelWidth - 4, height() - kBelowGrid - 6);
 }
 
 void MutagenesisHeatMap::paintEvent(QPaintEvent*) {
@@ -103,8 +134,33 @@ void MutagenesisHeatMap::paintEvent(QPaintEvent*) {
             if (a == r && colW >= 8) p.drawText(cell, Qt::AlignCenter, QStringLiteral("·"));
         }
     }
+    // The reference base of each column (a coloured tick when columns are too narrow for a
+    // letter), then the positions along the sequence (1-based, the editor's numbering).
+    const QRect refStrip = referenceRect();
+    p.drawText(QRectF(0, refStrip.top(), kLabelWidth, refStrip.height()), Qt::AlignCenter, tr("ref"));
+    const bool letters = colW >= kMinLetterWidth;
+    for (qint64 c = 0; c < m_.length; c += step) {
+        const QRectF cell(g.left() + c * colW, refStrip.top(), std::max(colW * double(step), 1.0), refStrip.height());
+        if (letters) {
+            p.drawText(cell, Qt::AlignCenter, QString(QLatin1Char(m_.ref[c])));
+        } else {
+            static const QColor kBase[4] = {QColor(0x2e, 0x9e, 0x44), QColor(0x1f, 0x5f, 0xbf), QColor(0xe0, 0x9a, 0x10), QColor(0xd0, 0x32, 0x2a)};
+            const int r = acgtIndex(m_.ref[c]);
+            p.fillRect(cell.adjusted(0, 3, 0, -3), r < 0 ? palette().color(QPalette::Mid) : kBase[r]);
+        }
+    }
+    const int axisTop = refStrip.bottom() + 1;
+    p.drawLine(g.left(), axisTop, g.right(), axisTop);
+    for (qint64 pos : tickPositions(m_.start, m_.length, g.width())) {
+        const double x = g.left() + (double(pos - 1 - m_.start) + 0.5) * colW;
+        p.drawLine(QPointF(x, axisTop), QPointF(x, axisTop + 4));
+        const QString label = QLocale().toString(pos);
+        const double w = p.fontMetrics().horizontalAdvance(label);
+        const double left = std::clamp(x - w / 2, double(g.left()), double(g.right()) - w);
+        p.drawText(QRectF(left, axisTop + 4, w + 1, kAxisHeight - 4), Qt::AlignLeft | Qt::AlignVCenter, label);
+    }
     // Legend: the scale from -limit to +limit with its end values.
-    const QRect legend(g.left(), g.bottom() + 6, std::min(240, g.width()), 10);
+    const QRect legend(g.left(), axisTop + kAxisHeight + 2, std::min(240, g.width()), 10);
     for (int x = 0; x < legend.width(); ++x)
         p.fillRect(legend.left() + x, legend.top(), 1, legend.height(), colorFor((2.0 * x / legend.width() - 1) * limit, limit));
     const QString unit = m_.exact ? tr("Δ mean log p") : tr("log p(alt) − log p(ref)");

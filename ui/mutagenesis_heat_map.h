@@ -1,7 +1,8 @@
 // In-silico mutagenesis as a 4 x L heat map. MutagenesisMatrix holds the scores (row = alt base
 // A C G T, column = position; NaN for the reference base and non-ACGT sites), built from the
 // likelihood track's marginals (fast mode) or from saturation_mutagenesis (exact). The widget
-// paints it with a diverging colour scale and legend, a hover read-out, and reports clicks.
+// paints it with a diverging colour scale and legend, the reference base under each column and the
+// positions along the sequence beneath, a hover read-out, and reports clicks.
 #pragma once
 
 #include <QVector>
@@ -33,6 +34,14 @@ public:
     // Diverging scale: red (mutant less likely) through white to blue (more likely); v / limit.
     static QColor colorFor(double v, double limit);
     QSize sizeHint() const override;
+    // The labelled positions of the axis under the grid: 1-based positions of [start, start +
+    // length) at steps of 1, 2 or 5 x 10^k bases, the smallest step that keeps labels at least
+    // 60 pixels apart over `widthPx`.
+    static QVector<qint64> tickPositions(qint64 start, qint64 length, double widthPx);
+    // Whether the columns are wide enough to show the reference letter under each (otherwise a
+    // base-coloured tick), and where that strip is.
+    bool showsReferenceLetters() const;
+    QRect referenceRect() const;
 
 signals:
     void cellClicked(qint64 position, char alt);

@@ -2,6 +2,7 @@
 // request and equals a fresh score_sequence; the inspector shows the engine's marginals; the
 // heat map's fast matrix equals saturation_mutagenesis (fast); and a window screenshot with the
 // likelihood band, inspector and heat map ($CARBON_SCREENSHOT2 or /tmp/carbon-studio-2.png).
+#include <QImage>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -152,6 +153,53 @@ private slots:
         // The exact matrix is laid out from the same entries.
         const MutagenesisMatrix x = MutagenesisMatrix::fromIsm(r, doc_.bases(), a, b);
         QCOMPARE(x.at(acgtIndex(r.entries[4].alt), qint64(r.entries[4].position) - a), r.entries[4].score);
+    }
+
+    // The heat map's axes: labelled positions at 1/2/5 x 10^k steps at least 60 px apart, 1-based
+    // like the editor; the reference base under each column, as a letter when there is room and
+    // as a base-coloured tick when there is not.
+    void heatMapHasPositionAxisAndReference() {
+        QCOMPARE(MutagenesisHeatMap::tickPositions(0, 100, 600), (QVector<qint64>{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}));
+        QCOMPARE(MutagenesisHeatMap::tickPositions(999, 3, 600), (QVector<qint64>{1000, 1001, 1002}));
+        const QVector<qint64> wide = MutagenesisHeatMap::tickPositions(12345, 100000, 800);
+        QCOMPARE(wide.front(), qint64(20000));
+        QCOMPARE(wide.back(), qint64(110000));
+        QCOMPARE(wide.size(), qsizetype(10));
+        QRandomGenerator rng(5);
+        for (int i = 0; i < 2000; ++i) {
+            const qint64 start = rng.bounded(1000000), length = 1 + rng.bounded(200000);
+            const double width = 50 + rng.bounded(3000);
+            const QVector<qint64> t = MutagenesisHeatMap::tickPositions(start, length, width);
+            QVERIFY(!t.isEmpty());
+            QVERIFY(t.front() >= start + 1 && t.back() <= start + length);
+            for (qsizetype k = 1; k < t.size(); ++k) QVERIFY((t[k] - t[k - 1]) * width / double(length) >= 60 - 1e-9);
+        }
+
+        MutagenesisHeatMap hm;
+        hm.resize(618, 200);
+        MutagenesisMatrix m;
+        m.start = 500;
+        m.length = 40;
+        m.ref = QByteArray("ACGT").repeated(10);
+        m.values.fill(0.25, 4 * 40);
+        hm.setMatrix(m);
+        QVERIFY(hm.showsReferenceLetters());  // 600 px over 40 columns
+        const QImage shot = hm.grab().toImage();
+        const QRect strip = hm.referenceRect();
+        const QColor text = hm.palette().color(QPalette::Text);
+        int textPixels = 0;
+        for (int y = strip.top(); y <= strip.bottom(); ++y)
+            for (int x = strip.left(); x <= strip.right(); ++x) textPixels += QColor(shot.pixel(x, y)) == text;
+        QVERIFY2(textPixels > 40, qPrintable(QStringLiteral("%1 text pixels in the reference strip").arg(textPixels)));
+
+        m.length = 400;
+        m.ref = QByteArray("A").repeated(400);
+        m.values.fill(0.25, 4 * 400);
+        hm.setMatrix(m);
+        QVERIFY(!hm.showsReferenceLetters());
+        const QImage ticks = hm.grab().toImage();
+        const QRect s2 = hm.referenceRect();
+        QCOMPARE(QColor(ticks.pixel(s2.center())), QColor(0x2e, 0x9e, 0x44));  // A's colour
     }
 
     void windowScreenshot() {
