@@ -148,6 +148,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setupAnalysis();
     setupProject();
     setupVep();
+    setupLogo();
     arrangeDefaultDocks();
     createActions();
     // First run: the window takes most of the screen; later runs restore the saved geometry and

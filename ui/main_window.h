@@ -35,6 +35,7 @@ class ProjectBrowser;
 class ProjectStore;
 class TrackChartView;
 class VepView;
+class LogoPanel;
 struct VepRow;
 class WelcomePage;
 class RunLog;
@@ -68,6 +69,7 @@ public:
     QString sequenceName() const;
     WelcomePage* welcomePage() const { return welcome_; }
     VepView* vepView() const { return vep_; }
+    LogoPanel* logoPanel() const { return logo_; }
     bool isWelcomeShown() const;
     // The answer the next file dialog gives instead of asking (scripted use and tests).
     void setNextFileAnswer(const QString& path) { nextFileAnswer_ = path; }
@@ -107,6 +109,11 @@ public slots:
     void scoreProjectVcf(const QString& vcfPath, qint64 windowBp, bool reverseComplement);
     void stopScoringVcf();
     void openVepRun(qint64 runId);
+    // The Sequence Logo dock (main_window_logo.cpp): the model's distributions over the editor's
+    // selection, or the base frequencies of the selected designs; exported as SVG or PNG.
+    void logoFromSelection();
+    void logoFromDesigns();
+    void exportLogo(bool svg);
 
 signals:
     // To the worker (queued: it lives on engineThread_).
@@ -152,6 +159,7 @@ private:
     void bringForward(const QString& dockName);  // shows the dock and raises its tab
     void setupAnalysis();            // likelihood band, inspector and heat map docks
     void setupVep();                 // the Variant Effects dock (main_window_vep.cpp)
+    void setupLogo();                // the Sequence Logo dock (main_window_logo.cpp)
     void addVepActions(QMenu* file);
     void addAnalysisActions(QMenu* view);
     void updateStatus();
@@ -232,6 +240,7 @@ private:
     qint64 pendingVariantPos_ = -1;
     char pendingVariantAlt_ = 0;
     VepView* vep_ = nullptr;
+    LogoPanel* logo_ = nullptr;
     quint64 vepToken_ = 0;  // the newest vep read or window fetch; older answers are dropped
     quint64 vepRun_ = 0;     // the Score Variants run in progress (an analysis id); 0 when none
     QString vepRunTsv_;      // where its rows are written until they are stored

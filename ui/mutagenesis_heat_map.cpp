@@ -10,6 +10,9 @@
 #include <cmath>
 #include <limits>
 
+#include "position_ticks.h"
+#include "theme.h"
+
 namespace carbon::ui {
 
 namespace {
@@ -69,19 +72,7 @@ MutagenesisHeatMap::MutagenesisHeatMap(QWidget* parent) : QWidget(parent) {
 QSize MutagenesisHeatMap::sizeHint() const { return {600, 4 * 22 + kBelowGrid + 8}; }
 
 QVector<qint64> MutagenesisHeatMap::tickPositions(qint64 start, qint64 length, double widthPx) {
-    QVector<qint64> ticks;
-    if (length <= 0 || widthPx <= 0) return ticks;
-    // The smallest step of 1, 2 or 5 x 10^k bases whose labels are kMinTickSpacing apart.
-    const double perBase = widthPx / double(length);
-    qint64 step = 0;
-    for (qint64 decade = 1; step == 0; decade *= 10)
-        for (qint64 f : {1, 2, 5})
-            if (step == 0 && (double(f * decade) * perBase >= kMinTickSpacing || f * decade >= length)) step = f * decade;
-    // 1-based positions that are multiples of the step (the first base when none is).
-    const qint64 first = start + 1, last = start + length;
-    for (qint64 p = (first + step - 1) / step * step; p <= last; p += step) ticks.append(p);
-    if (ticks.isEmpty()) ticks.append(first);
-    return ticks;
+    return positionTicks(start, length, widthPx, kMinTickSpacing);
 }
 
 bool MutagenesisHeatMap::showsReferenceLetters() const {
@@ -144,9 +135,7 @@ void MutagenesisHeatMap::paintEvent(QPaintEvent*) {
         if (letters) {
             p.drawText(cell, Qt::AlignCenter, QString(QLatin1Char(m_.ref[c])));
         } else {
-            static const QColor kBase[4] = {QColor(0x2e, 0x9e, 0x44), QColor(0x1f, 0x5f, 0xbf), QColor(0xe0, 0x9a, 0x10), QColor(0xd0, 0x32, 0x2a)};
-            const int r = acgtIndex(m_.ref[c]);
-            p.fillRect(cell.adjusted(0, 3, 0, -3), r < 0 ? palette().color(QPalette::Mid) : kBase[r]);
+            p.fillRect(cell.adjusted(0, 3, 0, -3), baseColor(m_.ref[c]));
         }
     }
     const int axisTop = refStrip.bottom() + 1;

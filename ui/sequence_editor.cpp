@@ -22,22 +22,13 @@
 #include "commands/remove_region_command.h"
 #include "commands/replace_bases_command.h"
 #include "sequence_document.h"
+#include "theme.h"
 
 namespace carbon::ui {
 
 namespace {
 
 constexpr int kGroup = 10;  // bases per ruler group; lines hold whole groups
-
-QColor baseColor(char c) {
-    switch (c) {
-        case 'A': return QColor(0x1b, 0x9e, 0x3e);
-        case 'C': return QColor(0x1f, 0x5f, 0xbf);
-        case 'G': return QColor(0xc0, 0x7a, 0x00);
-        case 'T': return QColor(0xc8, 0x23, 0x23);
-        default: return QColor(0x80, 0x80, 0x80);  // N and other IUPAC codes
-    }
-}
 
 }  // namespace
 

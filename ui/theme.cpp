@@ -43,4 +43,14 @@ Theme savedTheme() {
     return QSettings().value(kThemeKey).toString() == QLatin1String("dark") ? Theme::Dark : Theme::Light;
 }
 
+QColor baseColor(char c) {
+    switch (c) {
+        case 'A': case 'a': return QColor(0x1b, 0x9e, 0x3e);
+        case 'C': case 'c': return QColor(0x1f, 0x5f, 0xbf);
+        case 'G': case 'g': return QColor(0xc0, 0x7a, 0x00);
+        case 'T': case 't': return QColor(0xc8, 0x23, 0x23);
+        default: return QColor(0x80, 0x80, 0x80);  // N and other IUPAC codes
+    }
+}
+
 }  // namespace carbon::ui

@@ -1,7 +1,7 @@
 // Renders each main view of the window at a given size (default 1600x1000) into a folder, following the welcome page's
 // walkthrough on the sample project with a tiny random checkpoint (so the numbers on screen are a
 // random model's, the layout is the product's):
-//   welcome.png, main-window.png, design-tracks.png, variant.png, mutagenesis.png,
+//   welcome.png, main-window.png, design-tracks.png, variant.png, mutagenesis.png, logo.png,
 //   model-manager.png, dark.png
 // Usage: carbon_screenshots OUT_DIR [WIDTHxHEIGHT]   (tests/screenshots/render.sh runs it under
 // Xvfb into docs/screenshots/ at 1600x1000 and docs/screenshots/1366x768/ at a laptop's size; the CTest ui.screenshots runs it offscreen into a temporary folder and checks
@@ -32,6 +32,7 @@
 #include "generation_panel.h"
 #include "main_window.h"
 #include "model_panel.h"
+#include "logo_panel.h"
 #include "mutagenesis_heat_map.h"
 #include "project_browser.h"
 #include "project_store.h"
@@ -157,6 +158,24 @@ int main(int argc, char** argv) {
     w.scanMutagenesis(false);
     raise(w, "mutagenesisDock");
     shoot(w, out, "mutagenesis.png");
+
+    // The model's distributions over the TATA box and its flanks as a sequence logo, the dock
+    // floated at a readable size.
+    if (auto* d = w.findChild<QDockWidget*>(QStringLiteral("logoDock"))) {
+        d->setFloating(true);
+        d->resize(1100, 340);
+        d->show();
+        w.editor()->setSelection(680, 730);
+        w.logoFromSelection();
+        waitFor([&] { return w.logoPanel()->view()->logo().columns.size() == 50; }, 20000);
+        QTest::qWait(250);
+        const QImage img = d->grab().toImage();
+        const QString path = out + QStringLiteral("/logo.png");
+        const bool ok = !img.isNull() && !blank(img) && img.save(path);
+        std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "FAILED", qPrintable(path), img.width(), img.height());
+        failures += ok ? 0 : 1;
+        d->setFloating(false);
+    }
 
     // The model manager with room to read: its dock floated over the window.
     if (auto* d = w.findChild<QDockWidget*>(QStringLiteral("modelDock"))) {

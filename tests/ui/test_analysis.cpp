@@ -21,6 +21,7 @@
 #include "mutagenesis_heat_map.h"
 #include "sequence_document.h"
 #include "sequence_editor.h"
+#include "theme.h"
 #include "track_chart_view.h"
 
 using namespace carbon::ui;
@@ -199,7 +200,7 @@ private slots:
         QVERIFY(!hm.showsReferenceLetters());
         const QImage ticks = hm.grab().toImage();
         const QRect s2 = hm.referenceRect();
-        QCOMPARE(QColor(ticks.pixel(s2.center())), QColor(0x2e, 0x9e, 0x44));  // A's colour
+        QCOMPARE(QColor(ticks.pixel(s2.center())), baseColor('A'));
     }
 
     void windowScreenshot() {
