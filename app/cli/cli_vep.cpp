@@ -6,7 +6,7 @@
 // writes one row per (variant, alt) in input order. Variants that cannot be scored get a status
 // instead of a score; nothing is fatal but a file that is not what it claims to be.
 //
-// The output grows in OUT.partial, one record's rows at a time, and is renamed to OUT when the
+// The output grows in OUT.partial, one site's rows at a time, and is renamed to OUT when the
 // run is complete; --resume continues a killed run from the rows already in OUT.partial (rows are
 // a function of the record and the settings, so the result is the same bytes as one run).
 #include "commands.h"
