@@ -21,11 +21,15 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
         return role == SortRole ? QVariant(r.minBaseLogp) : QVariant(QString::number(r.minBaseLogp, 'f', 3));
     };
     const QString constraints = r.constraintsActive ? tr("met") : tr("none");
+    int hits = 0;
+    for (int h : r.motifHits) hits += h;
+    const bool scanned = !r.motifHits.isEmpty();
     if (role == SortRole) {
         switch (index.column()) {
             case FlagColumn: return r.flag == QLatin1String("starred") ? 2 : r.flag.isEmpty() ? 1 : 0;
             case MinBaseScoreColumn: return minScore();
             case ConstraintsColumn: return constraints;
+            case MotifHitsColumn: return scanned ? hits : -1;
             case RankColumn: return d.rank;
             case DesignScoreColumn: return d.design_logp;
             case RankingScoreColumn: return d.ranking_logp;
@@ -47,6 +51,14 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
                 if (role == Qt::ToolTipRole && r.constraintsActive)
                     return tr("Designed under constraints, which generation enforces (%n token(s) revisited)", nullptr, int(d.backtracks));
                 return constraints;
+            case MotifHitsColumn: {
+                if (!scanned) return QString();
+                if (role == Qt::DisplayRole) return hits;
+                QStringList lines;
+                for (qsizetype i = 0; i < r.motifHits.size() && i < motifNames_.size(); ++i)
+                    if (r.motifHits[i] > 0) lines << tr("%1: %n hit(s)", nullptr, r.motifHits[i]).arg(motifNames_[i]);
+                return lines.isEmpty() ? tr("No hit of the %n loaded matrices", nullptr, int(motifNames_.size())) : lines.join(QLatin1Char('\n'));
+            }
             case RankColumn: return d.rank;
             case DesignScoreColumn: return QString::number(d.design_logp, 'f', 4);
             case RankingScoreColumn: return QString::number(d.ranking_logp, 'f', 4);
@@ -73,6 +85,7 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
             case FlagColumn: return QStringLiteral("\u2605");
             case MinBaseScoreColumn: return tr("Min base score");
             case ConstraintsColumn: return tr("Constraints");
+            case MotifHitsColumn: return tr("Motif hits");
             case RankColumn: return tr("Rank");
             case DesignScoreColumn: return tr("Design score");
             case RankingScoreColumn: return tr("Ranking score");
@@ -88,6 +101,7 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
             case RankingScoreColumn: return tr("Mean base-level log p over the design and the right flank");
             case MinBaseScoreColumn: return tr("Lowest per-base log p in the design (its weakest base), read in context");
             case FlagColumn: return tr("Starred or discarded");
+            case MotifHitsColumn: return tr("Hits of the loaded transcription-factor matrices in the design, both strands (Edit > Scan Motifs)");
             default: break;
         }
     }
@@ -156,6 +170,18 @@ void DesignTableModel::clear() {
     beginResetModel();
     rows_.clear();
     endResetModel();
+}
+
+void DesignTableModel::setMotifNames(const QStringList& names) {
+    motifNames_ = names;
+    for (DesignRow& r : rows_) r.motifHits.clear();
+    if (!rows_.isEmpty()) emit dataChanged(index(0, MotifHitsColumn), index(int(rows_.size()) - 1, MotifHitsColumn));
+}
+
+void DesignTableModel::setMotifHits(int row, QVector<int> hits) {
+    if (row < 0 || row >= rows_.size()) return;
+    rows_[row].motifHits = std::move(hits);
+    emit dataChanged(index(row, MotifHitsColumn), index(row, MotifHitsColumn));
 }
 
 }  // namespace carbon::ui

@@ -22,6 +22,7 @@ struct DesignRow {
     QString flag;           // "", "starred" or "discarded"
     double minBaseLogp = std::nan("");  // lowest per-base log p; NaN until scored
     bool constraintsActive = false;     // designed under homopolymer / motif / GC constraints
+    QVector<int> motifHits;             // hits of each loaded matrix (empty: none loaded)
 };
 
 class DesignTableModel : public QAbstractTableModel {
@@ -29,7 +30,7 @@ class DesignTableModel : public QAbstractTableModel {
 public:
     enum Column {
         FlagColumn, RankColumn, DesignScoreColumn, RankingScoreColumn, MinBaseScoreColumn, GcColumn, LengthColumn, RunColumn,
-        ConstraintsColumn, BasesColumn, ColumnCount
+        ConstraintsColumn, MotifHitsColumn, BasesColumn, ColumnCount
     };
     static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int FlagRole = Qt::UserRole + 2;  // the flag text, for the view's filter
@@ -52,12 +53,18 @@ public:
     // The lowest per-base log p of each design of `run`, in the order they were added.
     void setMinBaseScores(quint64 run, const QList<double>& minima);
     void setFlag(int row, const QString& flag);  // emits flagChanged for stored designs
+    // Transcription-factor hits (Edit > Scan Motifs): the loaded matrices' names (a new set clears
+    // every row's counts; empty: none loaded), and one row's hits per matrix in that order.
+    void setMotifNames(const QStringList& names);
+    const QStringList& motifNames() const { return motifNames_; }
+    void setMotifHits(int row, QVector<int> hits);
 
 signals:
     void flagChanged(qint64 designId, const QString& flag);
 
 private:
     QList<DesignRow> rows_;
+    QStringList motifNames_;
 };
 
 }  // namespace carbon::ui

@@ -272,6 +272,7 @@ void MainWindow::createActions() {
         lastFind_ = p;
         if (!editor_->findNext(p)) statusBar()->showMessage(tr("'%1' not found (or not a valid IUPAC pattern)").arg(p), 5000);
     });
+    setupMotifs(edit);
     action(edit, tr("Find &Next"), {QKeySequence::FindNext}, [this] {
         if (!lastFind_.isEmpty() && !editor_->findNext(lastFind_)) statusBar()->showMessage(tr("'%1' not found").arg(lastFind_), 5000);
     });
@@ -442,6 +443,7 @@ void MainWindow::onDesign(quint64 id, const Design& design) {
         it->designs.append(design);
     }
     designs_->addRow(row);
+    countDesignMotifs(designs_->rowCount() - 1);
 }
 
 void MainWindow::onFinished(quint64 id, bool cancelled, const QStringList& notices) {

@@ -36,6 +36,7 @@ class ProjectStore;
 class TrackChartView;
 class VepView;
 class LogoPanel;
+class MotifSet;
 struct VepRow;
 class WelcomePage;
 class RunLog;
@@ -114,6 +115,12 @@ public slots:
     void logoFromSelection();
     void logoFromDesigns();
     void exportLogo(bool svg);
+    // Transcription-factor matrices (main_window_motifs.cpp): loaded from a JASPAR / MEME /
+    // TRANSFAC file with a p-value threshold, their hits framed in the editor (rescanned after
+    // edits) and counted per design in the designs table; clearMotifs removes them.
+    void loadMotifs(const QString& path, double maxPvalue);
+    void clearMotifs();
+    const std::shared_ptr<const MotifSet>& motifs() const { return motifs_; }
 
 signals:
     // To the worker (queued: it lives on engineThread_).
@@ -142,6 +149,7 @@ signals:
     void vepResultOpened(const QString& path, int rows);
     void vepWindowOpened(const QString& locus);
     void vepRunFinished(qint64 runId, qint64 rows, bool cancelled);  // stored (runId 0: failed)
+    void motifsScanned(int hits);  // the editor's frames are up to date
     void projectError(const QString& what, const QString& error);
 
 protected:
@@ -160,6 +168,9 @@ private:
     void setupAnalysis();            // likelihood band, inspector and heat map docks
     void setupVep();                 // the Variant Effects dock (main_window_vep.cpp)
     void setupLogo();                // the Sequence Logo dock (main_window_logo.cpp)
+    void setupMotifs(QMenu* edit);   // Edit > Scan Motifs (main_window_motifs.cpp)
+    void rescanMotifs();
+    void countDesignMotifs(int row);
     void addVepActions(QMenu* file);
     void addAnalysisActions(QMenu* view);
     void updateStatus();
@@ -241,6 +252,9 @@ private:
     char pendingVariantAlt_ = 0;
     VepView* vep_ = nullptr;
     LogoPanel* logo_ = nullptr;
+    std::shared_ptr<const MotifSet> motifs_;
+    quint64 motifToken_ = 0;  // the newest motif load or scan; older answers are dropped
+    QTimer* motifRescan_ = nullptr;
     quint64 vepToken_ = 0;  // the newest vep read or window fetch; older answers are dropped
     quint64 vepRun_ = 0;     // the Score Variants run in progress (an analysis id); 0 when none
     QString vepRunTsv_;      // where its rows are written until they are stored

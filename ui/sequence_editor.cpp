@@ -151,6 +151,19 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
                 p.drawLine(x0, baseTop + 1, x1, baseTop + 1);
             }
         }
+        // Transcription-factor hits: a frame around their bases on this line.
+        if (!motifFrames_.isEmpty()) {
+            auto it = std::lower_bound(motifFrames_.begin(), motifFrames_.end(), lineStart - longestFrame_,
+                                       [](const MotifFrame& f, qsizetype v) { return f.start < v; });
+            for (; it != motifFrames_.end() && it->start < lineStart + columns; ++it) {
+                const qsizetype a = std::max(it->start, lineStart), b = std::min(it->end, lineStart + columns);
+                if (b <= a) continue;
+                const int x0 = xOfColumn(int(a - lineStart)), x1 = xOfColumn(int(b - 1 - lineStart)) + charWidth_;
+                p.setPen(QPen(QColor(0x8e, 0x44, 0xad), 1, it->strand == '+' ? Qt::SolidLine : Qt::DashLine));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(x0, baseTop + 1, x1 - x0 - 1, baseHeight_ - 2);
+            }
+        }
         // The bases.
         p.setFont(font());
         for (int c = 0; c < columns; ++c) {
@@ -200,6 +213,18 @@ bool SequenceEditor::viewportEvent(QEvent* event) {
                                    : tr("Bases %1–%2: the last 6-mer, padded with A to six bases; the padding is not scored")
                                          .arg(t + 1).arg(doc_->size()),
                                viewport());
+            return true;
+        }
+        QToolTip::hideText();
+    }
+    if (event->type() == QEvent::ToolTip && !motifFrames_.isEmpty()) {
+        auto* he = static_cast<QHelpEvent*>(event);
+        const qsizetype b = baseAt(he->pos());
+        QStringList names;
+        for (const MotifFrame& f : motifFrames_)
+            if (b >= f.start && b < f.end) names << f.label;
+        if (!names.isEmpty()) {
+            QToolTip::showText(he->globalPos(), names.join(QLatin1Char('\n')), viewport());
             return true;
         }
         QToolTip::hideText();
@@ -316,6 +341,7 @@ void SequenceEditor::onDocumentChanged(qsizetype pos, qsizetype removed, qsizety
     auto shift = [&](qsizetype x) { return x <= pos ? x : (x >= pos + removed ? x - removed + added : pos + added); };
     anchor_ = std::clamp<qsizetype>(shift(anchor_), 0, n);
     cursor_ = std::clamp<qsizetype>(shift(cursor_), 0, n);
+    motifFrames_.clear();  // stale after an edit; the main window rescans
     if (!logp_.isEmpty() && pos <= logp_.size()) {
         // Changed bases have no value until the rescore; the rest keep theirs.
         logp_.remove(pos, std::min(removed, logp_.size() - pos));
@@ -457,6 +483,13 @@ QColor SequenceEditor::likelihoodColor(float logp) {
     const float a = std::abs(t);
     return QColor::fromRgbF(mid.redF() + a * (end.redF() - mid.redF()), mid.greenF() + a * (end.greenF() - mid.greenF()),
                             mid.blueF() + a * (end.blueF() - mid.blueF()));
+}
+
+void SequenceEditor::setMotifFrames(QVector<MotifFrame> frames) {
+    motifFrames_ = std::move(frames);
+    longestFrame_ = 0;
+    for (const MotifFrame& f : motifFrames_) longestFrame_ = std::max(longestFrame_, f.end - f.start);
+    viewport()->update();
 }
 
 void SequenceEditor::setLikelihood(const QVector<float>& logp) {

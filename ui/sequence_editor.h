@@ -44,6 +44,16 @@ public:
 
     QSize sizeHint() const override;
 
+    // Transcription-factor hits framed around their bases (solid: + strand, dashed: -), named in
+    // the tooltip; sorted by start. Cleared by an edit (the caller rescans).
+    struct MotifFrame {
+        qsizetype start = 0, end = 0;
+        char strand = '+';
+        QString label;
+    };
+    void setMotifFrames(QVector<MotifFrame> frames);
+    const QVector<MotifFrame>& motifFrames() const { return motifFrames_; }
+
 public slots:
     void setSelection(qsizetype start, qsizetype end);  // cursor ends at `end`
     void selectAll();
@@ -98,6 +108,8 @@ private:
     QUndoStack* undo_;
     qsizetype anchor_ = 0, cursor_ = 0;
     bool showTokens_ = false;
+    QVector<MotifFrame> motifFrames_;
+    qsizetype longestFrame_ = 0;
     QVector<float> logp_;
     // Layout in pixels, recomputed on resize and font change.
     int charWidth_ = 8, baseHeight_ = 16, rulerHeight_ = 12, rowHeight_ = 32;
