@@ -321,6 +321,7 @@ void MainWindow::onProjectOpened(const ProjectSnapshot& snap) {
         rows.append(std::move(row));
     }
     designs_->setRows(std::move(rows));
+    for (int r = 0; r < designs_->rowCount(); ++r) countDesignMotifs(r);
     designsView_->setRunFilter(0);
     runLog_->note(tr("Opened project %1: %n sequence(s), ", nullptr, int(snap.sequences.size())).arg(snap.path) +
                   tr("%n run(s), ", nullptr, int(snap.runs.size())) + tr("%n design(s)", nullptr, int(snap.designs.size())));
