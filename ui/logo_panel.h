@@ -19,9 +19,9 @@ public:
     SequenceLogoView* view() const { return view_; }
     void setLogo(SequenceLogo logo, const QString& summary);
     void setMessage(const QString& text);
-    // The source the logo follows: the editor's selection (true) or a set of designs.
+    // The source the logo follows: the editor's selection (true) or a set of designs (chosen by
+    // the panel's buttons).
     bool followsSelection() const { return followSelection_; }
-    void setFollowsSelection(bool on) { followSelection_ = on; }
 
 signals:
     void fromSelectionRequested();

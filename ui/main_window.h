@@ -258,7 +258,6 @@ private:
     quint64 vepToken_ = 0;  // the newest vep read or window fetch; older answers are dropped
     quint64 vepRun_ = 0;     // the Score Variants run in progress (an analysis id); 0 when none
     QString vepRunTsv_;      // where its rows are written until they are stored
-    bool vepRunCancelled_ = false;
     QPair<qint64, qint64> pendingSelection_{-1, -1};  // selected once the sequence being opened is loaded
 };
 

@@ -68,12 +68,11 @@ void MainWindow::setupVep() {
         if (id != vepRun_) return;
         vep_->setMessage(tr("Storing %n variant row(s) in the project…", nullptr, int(done.rows)));
         QMetaObject::invokeMethod(store_, [s = store_, id, done] { s->storeVepRun(id, done); }, Qt::QueuedConnection);
-        vepRunCancelled_ = done.cancelled;
     });
     connect(store_, &ProjectStore::vepRunStored, this, [this, ended](quint64 token, const StoredRun& run, qint64 rows) {
         if (token != vepRun_) return;
         browser_->addRun(run);
-        const bool cancelled = vepRunCancelled_;
+        const bool cancelled = run.status == QLatin1String("cancelled");  // as storeVepRun stored it
         ended(cancelled ? tr("Scoring stopped: the %n variant row(s) scored are stored as run %1 (cancelled).", nullptr, int(rows)).arg(run.id)
                         : tr("Variant effects stored as project run %1: %n row(s).", nullptr, int(rows)).arg(run.id),
               run.id, rows, cancelled);
@@ -116,7 +115,6 @@ void MainWindow::scoreProjectVcf(const QString& vcfPath, qint64 windowBp, bool r
     request.reverseComplement = reverseComplement;
     vepRunTsv_ = request.tsvPath;
     vepRun_ = nextAnalysisId();
-    vepRunCancelled_ = false;
     vep_->setRunning(true);
     vep_->setMessage(tr("Scoring %1 against the project's sequences (window %2 bp%3)…")
                          .arg(QFileInfo(vcfPath).fileName())

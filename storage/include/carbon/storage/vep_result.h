@@ -45,8 +45,6 @@ private:
     std::unique_ptr<Impl> impl_;
     std::string path_, version_;
     std::vector<std::pair<std::string, std::string>> settings_;
-    std::string pending_;  // the first row, read with the header
-    bool has_pending_ = false;
 };
 
 // Stores the vep result in `tsv` as one run of kind "vep" with all its rows, in one transaction:
