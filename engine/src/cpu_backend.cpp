@@ -7,12 +7,14 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <unordered_map>
 
 #include "carbon/backend.h"
 #include "carbon/model_catalog.h"
 #include "carbon/rope.h"
 #include "carbon/thread_pool.h"
 #include "cpu_ops.h"
+#include "cpu_packed_weights.h"
 
 namespace carbon {
 
@@ -65,6 +67,7 @@ public:
         n_kv_ = size_t(cfg_.num_key_value_heads);
         block_floats_ = size_t(cfg_.num_hidden_layers) * 2 * n_kv_ * kBlockTokens * hd_;
         weights_bytes_ = ckpt.archive().total_bytes();
+        if (cpu::isa_for_dtype(isa_, w_.dtype) == cpu::Isa::Avx512Bf16) pack_weights(ckpt.archive());
     }
 
     std::string name() const override { return "cpu"; }
@@ -82,6 +85,7 @@ public:
         os << "CPU, " << pool_.size() << " threads, " << cpu::isa_name(path) << " kernels, " << dtype_name(w_.dtype)
            << " weights, " << (cpu::isa_rounds_activations(path) ? "bf16 matmul inputs, fp32 sums, " : "fp32 activations, ")
            << "fp32 KV cache";
+        if (!packed_.empty()) os << ", weights packed for the kernel";
         return os.str();
     }
 
@@ -130,6 +134,33 @@ public:
     void forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) override;
 
 private:
+    // The avx512-bf16 kernels stream weights laid out for them (cpu_packed_weights.h): each matrix
+    // is copied once, and the mapping's pages of it released as soon as it is, so the weights are
+    // never held twice (the peak grows by one matrix at most). The DNA head is packed as the 4,096
+    // rows it reads; a full-vocabulary head reads the mapping.
+    void pack_weights(const SafetensorsArchive& archive) {
+        auto pack = [&](const TensorView* t) {
+            if (packed_of_.count(t)) return;
+            const cpu::WeightMatrix m = matrix(t);
+            packed_.push_back(cpu::pack_weights(pool_, m, nullptr, m.rows, t->name.c_str()));
+            packed_of_[t] = packed_.back().data();
+            archive.release_pages(*t);
+        };
+        for (const LayerWeights& L : w_.layers)
+            for (const TensorView* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) pack(t);
+        packed_.push_back(
+            cpu::pack_weights(pool_, matrix(w_.lm_head), dna_rows_.data(), dna_rows_.size(), w_.lm_head->name.c_str()));
+        dna_head_packed_ = packed_.back().data();
+        if (w_.lm_head != w_.embed) archive.release_pages(*w_.lm_head);  // (tied: the embedding reads it)
+    }
+
+    // A matrix with its packed copy, when it has one.
+    cpu::WeightMatrix weights(const TensorView* t) const {
+        cpu::WeightMatrix m = matrix(t);
+        if (auto it = packed_of_.find(t); it != packed_of_.end()) m.packed = it->second;
+        return m;
+    }
+
     SequenceCache& cache(SeqId seq) {
         auto it = seqs_.find(seq);
         if (it == seqs_.end()) throw Error("unknown sequence id " + std::to_string(seq));
@@ -171,6 +202,9 @@ private:
     size_t weights_bytes_ = 0, workspace_bytes_ = 0;
     std::map<SeqId, SequenceCache> seqs_;
     std::vector<std::unique_ptr<float[]>> spare_;
+    std::vector<cpu::PackedWeights> packed_;  // moving one keeps its mapping: the pointers below stay valid
+    std::unordered_map<const TensorView*, const uint32_t*> packed_of_;
+    const uint32_t* dna_head_packed_ = nullptr;
     SeqId next_id_ = 0;
     // Workspace reused across calls (grown, never shrunk).
     std::vector<float> x_, xn_, q_, k_, v_, att_, gate_, up_, cos_, sin_;
@@ -256,7 +290,7 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
     };
     auto linear = [&](const float* x, size_t m, size_t ldx, const TensorView* wt, const TensorView* bias, float* y,
                       size_t ldy) {
-        const cpu::WeightMatrix wm = matrix(wt);
+        const cpu::WeightMatrix wm = weights(wt);
         cpu::matmul_wt(pool_, isa_, x, m, ldx, wm, nullptr, wm.rows, y, ldy);
         if (bias) cpu::add_bias(y, m, ldy, bias->data, bias->dtype, wm.rows);
     };
@@ -320,10 +354,11 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
     std::vector<float> sel(rows.size() * H);
     for (size_t r = 0; r < rows.size(); ++r) std::copy_n(x_.data() + rows[r] * H, H, sel.data() + r * H);
     norm_rows(w_.final_norm, sel.data(), sel.data(), rows.size());
-    const cpu::WeightMatrix lm = matrix(w_.lm_head);
+    cpu::WeightMatrix lm = matrix(w_.lm_head);
     if (head == Head::Dna) {
         out.width = dna_rows_.size();
         out.logits.resize(rows.size() * out.width);
+        lm.packed = dna_head_packed_;
         cpu::matmul_wt(pool_, isa_, sel.data(), rows.size(), H, lm, dna_rows_.data(), out.width, out.logits.data(), out.width);
     } else {
         out.width = lm.rows;

@@ -3,10 +3,13 @@
 //
 // It computes y^T = W x^T as the AMX path does: the activations are packed once per call into
 // pairs of k interleaved across 16 activation rows (the AMX B-tile layout), and each weight row is
-// read in place from the mapping, one pair of k at a time, broadcast to the 16 lanes. vdpbf16ps
-// then adds the pair's two products to the 16 outputs (one per activation row) of that weight row.
-// No horizontal sums, no copy of the weights, and gathered rows (the DNA-rows head) cost nothing
-// extra: each weight row has its own pointer.
+// read one pair of k at a time, broadcast to the 16 lanes. vdpbf16ps then adds the pair's two
+// products to the 16 outputs (one per activation row) of that weight row. No horizontal sums.
+//
+// The weights are read either in place (row-major, from the mapping; gathered rows such as the
+// DNA head cost nothing extra, each weight row has its own pointer) or, as the CPU backend gives
+// them, from the packed copy it makes at load (cpu_packed_weights.h: a pair of 16 rows per 64-byte
+// line), where decode needs no transpose and streams the weights at the read bandwidth.
 //
 // Each output is one fp32 lane that adds the pairs of k in order, whatever the number of rows, the
 // tile or the thread, so a row's result never depends on the other rows (decode, prefill and
@@ -15,6 +18,7 @@
 #include <cstring>
 
 #include "cpu_matmul_paths.h"
+#include "cpu_packed_weights.h"
 
 #if defined(__x86_64__)
 #include "x86_intrinsics.h"
@@ -58,17 +62,35 @@ CARBON_AVX512BF16 void pack_block(const Bf16Rows& x, size_t rb, uint32_t* base) 
         _mm512_storeu_si512(base + q * kLanes, _mm512_i32gather_epi32(offsets, src + q, 4));
 }
 
-CARBON_AVX512BF16 inline __m512i broadcast_pair(const uint16_t* w, size_t q) {
+// The 32-bit word at p (a pair of bf16) in every lane.
+CARBON_AVX512BF16 inline __m512i broadcast_word(const uint16_t* p) {
     uint32_t v;
-    std::memcpy(&v, w + 2 * q, sizeof v);
+    std::memcpy(&v, p, sizeof v);
     return _mm512_set1_epi32(int(v));
 }
 
+CARBON_AVX512BF16 inline __m512i broadcast_pair(const uint16_t* w, size_t q) {
+    return broadcast_word(w + 2 * q);
+}
+
+// Where a weight row's pairs are, in uint16s from one pair to the next: in place (row-major), or in
+// the packed layout (cpu_packed_weights.h), where row 16g + l's pair q is word l of the group's
+// q-th 16 words.
+constexpr size_t kRowMajorStride = 2, kPackedStride = 2 * kPackedGroupRows;
+
+// A prefill panel reads its packed weights as one or two streams of 64-byte lines (a pair of 16
+// rows each), not the twelve short rows of the layout in place: from memory, the hardware
+// prefetchers alone kept them 20% behind the rows in place; fetched 64 pairs (4 KB) ahead, they
+// are 10% ahead (60 gate/up matrices in turn at 64 rows, paired runs). Decode streams them at the
+// read bandwidth without help.
+constexpr size_t kPackedAhead = 64;
+
 // R weight rows against C blocks of 16 activation rows: acc[r][c] lane l += the pair products of
-// weight row r and activation row 16c + l, pair by pair. `full` pairs lie wholly inside k; when k
-// is odd the last pair is (w[k - 1], 0). The rest of the padded pairs are zero on both sides and
-// are not visited.
-template <int R, int C>
+// weight row r and activation row 16c + l, pair by pair; weight row r's pair q at w[r] + S * q.
+// `full` pairs lie wholly inside k; when k is odd the last pair is (w[k - 1], 0) (read as the one
+// bf16 in place; the packed layout holds that pair with a zero high half). The rest of the padded
+// pairs are zero on both sides and are not visited.
+template <int R, int C, size_t S>
 CARBON_AVX512BF16 void tile(const uint16_t* const* w, const uint32_t* xp, size_t block_stride, size_t k, float* y,
                             size_t ldy, size_t rows_valid, size_t nr) {
     __m512 acc[R][C];
@@ -76,10 +98,14 @@ CARBON_AVX512BF16 void tile(const uint16_t* const* w, const uint32_t* xp, size_t
         for (auto& v : a) v = _mm512_setzero_ps();
     const size_t full = k / 2;
     for (size_t q = 0; q < full; ++q) {
+        if constexpr (S == kPackedStride) {  // the panel's one or two groups, kPackedAhead pairs ahead
+            _mm_prefetch(reinterpret_cast<const char*>(w[0] + S * (q + kPackedAhead)), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(w[R - 1] + S * (q + kPackedAhead)), _MM_HINT_T0);
+        }
         __m512i xv[C];
         for (int c = 0; c < C; ++c) xv[c] = _mm512_loadu_si512(xp + c * block_stride + q * kLanes);
         for (int r = 0; r < R; ++r) {
-            const __m512i wv = broadcast_pair(w[r], q);
+            const __m512i wv = broadcast_word(w[r] + S * q);
             for (int c = 0; c < C; ++c) acc[r][c] = _mm512_dpbf16_ps(acc[r][c], (__m512bh)xv[c], (__m512bh)wv);
         }
     }
@@ -87,7 +113,8 @@ CARBON_AVX512BF16 void tile(const uint16_t* const* w, const uint32_t* xp, size_t
         __m512i xv[C];
         for (int c = 0; c < C; ++c) xv[c] = _mm512_loadu_si512(xp + c * block_stride + full * kLanes);
         for (int r = 0; r < R; ++r) {
-            const __m512i wv = _mm512_set1_epi32(int(w[r][k - 1]));
+            const __m512i wv =
+                S == kRowMajorStride ? _mm512_set1_epi32(int(w[r][k - 1])) : broadcast_word(w[r] + S * full);
             for (int c = 0; c < C; ++c) acc[r][c] = _mm512_dpbf16_ps(acc[r][c], (__m512bh)xv[c], (__m512bh)wv);
         }
     }
@@ -149,6 +176,42 @@ CARBON_AVX512BF16 void tile_decode(const uint16_t* const* w, const uint16_t* con
     }
 }
 
+// tile_decode over the packed layout: H consecutive groups of 16 weight rows from `group` on
+// (`group_words` apart), one vector per pair and group, already in the lanes tile_decode
+// transposes its rows into; the same products added in the same order, so the same bits.
+template <int MT, int H>
+CARBON_AVX512BF16 void tile_decode_packed(const uint32_t* group, size_t group_words, const uint16_t* const* x, size_t k,
+                                          float* const* y, size_t nr) {
+    __m512 acc[H][MT];
+    for (auto& g : acc)
+        for (auto& a : g) a = _mm512_setzero_ps();
+    const size_t pairs = (k + 1) / 2;
+    for (size_t q = 0; q < pairs; ++q) {
+        __m512i xv[MT];
+        for (int i = 0; i < MT; ++i) xv[i] = broadcast_pair(x[i], q);
+        for (int h = 0; h < H; ++h) {
+            const __m512i wv = _mm512_loadu_si512(group + h * group_words + q * kPackedGroupRows);
+            for (int i = 0; i < MT; ++i) acc[h][i] = _mm512_dpbf16_ps(acc[h][i], (__m512bh)wv, (__m512bh)xv[i]);
+        }
+    }
+    for (int h = 0; h < H; ++h) {
+        const size_t left = nr > size_t(16 * h) ? nr - size_t(16 * h) : 0;
+        if (!left) break;
+        const __mmask16 mask = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
+        for (int i = 0; i < MT; ++i) _mm512_mask_storeu_ps(y[i] + 16 * h, mask, acc[h][i]);
+    }
+}
+
+// Pointers to a prefill panel's weight rows in the packed layout (as panel_rows does in place):
+// row jj's pair q at the returned pointer + kPackedStride * q.
+inline void packed_panel_rows(const uint32_t* packed, size_t group_words, size_t j, size_t valid, size_t count,
+                              const uint16_t** out) {
+    for (size_t r = 0; r < count; ++r) {
+        const size_t jj = j + (r < valid ? r : valid - 1);
+        out[r] = reinterpret_cast<const uint16_t*>(packed + jj / kPackedGroupRows * group_words + jj % kPackedGroupRows);
+    }
+}
+
 constexpr size_t kPanelRows = 12;  // weight rows per prefill tile, against 2 blocks of 16 rows: 24 accumulators
 constexpr size_t kDecodeRows = 8;   // at most this many activation rows take tile_decode
 
@@ -180,6 +243,41 @@ void pack_rows(ThreadPool& pool, const Bf16Rows& x, std::vector<uint32_t>& packe
 
 namespace {
 
+// matmul_decode over the packed layout: panels of two groups, the activation rows as there.
+void matmul_decode_packed(ThreadPool& pool, const Bf16Rows& x, const uint32_t* packed, size_t k, size_t n, float* y,
+                          size_t ldy) {
+    constexpr size_t kPanel = 2 * kPackedGroupRows;
+    const size_t m = x.m, panels = (n + kPanel - 1) / kPanel, gw = packed_group_words(k);
+    pool.parallel_for(panels, panel_grain(pool, panels), [&](size_t p0, size_t p1, int) {
+        for (size_t p = p0; p < p1; ++p) {
+            const size_t j = p * kPanel, nr = std::min(kPanel, n - j);
+            const uint32_t* group = packed + j / kPackedGroupRows * gw;
+            for (size_t i = 0; i < m; i += 4) {
+                const size_t mt = std::min<size_t>(4, m - i);
+                const uint16_t* xr[4];
+                float* yr[4];
+                for (size_t r = 0; r < 4; ++r) {  // rows past mt repeat the last one: same values, same place
+                    const size_t ii = i + std::min(r, mt - 1);
+                    xr[r] = x.data.data() + ii * x.k_padded;
+                    yr[r] = y + ii * ldy + j;
+                }
+                // A last panel of one group has no second group to read.
+                if (nr <= kPackedGroupRows) {
+                    if (mt == 1) tile_decode_packed<1, 1>(group, gw, xr, k, yr, nr);
+                    else if (mt == 2) tile_decode_packed<2, 1>(group, gw, xr, k, yr, nr);
+                    else tile_decode_packed<4, 1>(group, gw, xr, k, yr, nr);
+                } else if (mt == 1) {
+                    tile_decode_packed<1, 2>(group, gw, xr, k, yr, nr);
+                } else if (mt == 2) {
+                    tile_decode_packed<2, 2>(group, gw, xr, k, yr, nr);
+                } else {
+                    tile_decode_packed<4, 2>(group, gw, xr, k, yr, nr);
+                }
+            }
+        }
+    });
+}
+
 // Decode-sized calls: panels of 32 weight rows, every activation row against each (one or two
 // rows as two independent groups of 16, four rows as one group at a time: the registers allow no
 // more).
@@ -188,6 +286,7 @@ void matmul_decode(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, c
     constexpr size_t kPanel = 32;
     const size_t m = x.m, k = w.cols, panels = (n + kPanel - 1) / kPanel;
     const uint16_t* wbase = static_cast<const uint16_t*>(w.data);
+    if (w.packed) return matmul_decode_packed(pool, x, w.packed, k, n, y, ldy);
     pool.parallel_for(panels, panel_grain(pool, panels), [&](size_t p0, size_t p1, int) {
         for (size_t p = p0; p < p1; ++p) {
             const size_t j = p * kPanel, nr = std::min(kPanel, n - j);
@@ -220,34 +319,45 @@ void matmul_decode(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, c
     });
 }
 
+// Prefill-sized calls: panels of R weight rows (in place, S = kRowMajorStride, or packed), each
+// against the packed activation rows C blocks of 16 at a time, kRowBlock rows at a time so their
+// pairs stay in L2 while the panels go by.
+template <size_t R, int C, size_t S>
+void matmul_prefill(ThreadPool& pool, const Bf16Rows& x, const uint32_t* xpacked, const WeightMatrix& w,
+                    const int32_t* rows, size_t n, float* y, size_t ldy) {
+    const size_t m = x.m, k = w.cols, nrb = (m + kLanes - 1) / kLanes, block = x.k_padded / 2 * kLanes;
+    const uint16_t* wbase = static_cast<const uint16_t*>(w.data);
+    const size_t panels = (n + R - 1) / R, gw = packed_group_words(k);
+    pool.parallel_for(panels, panel_grain(pool, panels), [&](size_t p0, size_t p1, int) {
+        for (size_t rb0 = 0; rb0 < nrb; rb0 += kRowBlock / kLanes) {
+            const size_t rb1 = std::min(nrb, rb0 + kRowBlock / kLanes);
+            for (size_t p = p0; p < p1; ++p) {
+                const size_t j = p * R, nr = std::min(R, n - j);
+                const uint16_t* wr[R];
+                if (S == kPackedStride) packed_panel_rows(w.packed, gw, j, nr, R, wr);
+                else panel_rows(wbase, rows, k, j, nr, R, wr);
+                for (size_t rb = rb0; rb < rb1; rb += C) {
+                    const uint32_t* xp = xpacked + rb * block;
+                    float* yo = y + rb * kLanes * ldy + j;
+                    const size_t valid = m - rb * kLanes, left = rb1 - rb;
+                    if (left >= size_t(C)) tile<int(R), C, S>(wr, xp, block, k, yo, ldy, valid, nr);
+                    else if (left == 2) tile<int(R), 2, S>(wr, xp, block, k, yo, ldy, valid, nr);
+                    else tile<int(R), 1, S>(wr, xp, block, k, yo, ldy, valid, nr);
+                }
+            }
+        }
+    });
+}
+
 }  // namespace
 
 void matmul_avx512_bf16(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, const int32_t* rows, size_t n,
                         float* y, size_t ldy) {
     if (x.m <= kDecodeRows) return matmul_decode(pool, x, w, rows, n, y, ldy);
-    const size_t m = x.m, k = w.cols, nrb = (m + kLanes - 1) / kLanes, block = x.k_padded / 2 * kLanes;
-    thread_local std::vector<uint32_t> packed_rows;  // the caller's; the workers read it through `packed`
+    thread_local std::vector<uint32_t> packed_rows;  // the caller's; the workers read it through the pointer
     pack_rows(pool, x, packed_rows);
-    const uint32_t* packed = packed_rows.data();
-    const uint16_t* wbase = static_cast<const uint16_t*>(w.data);
-    const size_t panels = (n + kPanelRows - 1) / kPanelRows;
-    pool.parallel_for(panels, panel_grain(pool, panels), [&](size_t p0, size_t p1, int) {
-        for (size_t rb0 = 0; rb0 < nrb; rb0 += kRowBlock / kLanes) {
-            const size_t rb1 = std::min(nrb, rb0 + kRowBlock / kLanes);
-            for (size_t p = p0; p < p1; ++p) {
-                const size_t j = p * kPanelRows, nr = std::min(kPanelRows, n - j);
-                const uint16_t* wr[kPanelRows];
-                panel_rows(wbase, rows, k, j, nr, kPanelRows, wr);
-                for (size_t rb = rb0; rb < rb1; rb += 2) {
-                    const uint32_t* xp = packed + rb * block;
-                    float* yo = y + rb * kLanes * ldy + j;
-                    const size_t valid = m - rb * kLanes;
-                    if (rb + 1 < rb1) tile<kPanelRows, 2>(wr, xp, block, k, yo, ldy, valid, nr);
-                    else tile<kPanelRows, 1>(wr, xp, block, k, yo, ldy, valid, nr);
-                }
-            }
-        }
-    });
+    if (w.packed) matmul_prefill<12, 2, kPackedStride>(pool, x, packed_rows.data(), w, rows, n, y, ldy);
+    else matmul_prefill<kPanelRows, 2, kRowMajorStride>(pool, x, packed_rows.data(), w, rows, n, y, ldy);
 }
 
 }  // namespace carbon::cpu::detail

@@ -19,6 +19,10 @@ struct WeightMatrix {
     const void* data = nullptr;
     DType dtype = DType::F32;
     size_t rows = 0, cols = 0;
+    // The avx512-bf16 path's copy (cpu_packed_weights.h) of exactly the rows a call selects (rows[j]
+    // for j < n, or 0..n-1), when the caller made one; that path then reads it instead of `data`,
+    // to the same bits. Null: every path reads `data`.
+    const uint32_t* packed = nullptr;
 };
 
 // y[i, j] = sum_k x[i, k] * W[row(j), k] for i < m, j < n, where row(j) = rows ? rows[j] : j.

@@ -312,6 +312,19 @@ size_t SafetensorsArchive::total_bytes() const {
     return n;
 }
 
+void SafetensorsArchive::release_pages(const TensorView& t) const {
+    const auto begin = reinterpret_cast<uintptr_t>(t.data), end = begin + t.nbytes;
+    for (const auto& m : maps_) {
+        const auto base = reinterpret_cast<uintptr_t>(m->data());
+        if (begin < base || end > base + m->size()) continue;
+        const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+        const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
+        // Advice only: when the kernel declines, the pages stay and nothing else changes.
+        if (last > first) (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+        return;
+    }
+}
+
 // ---- Writing --------------------------------------------------------------------------------
 
 namespace {

@@ -1,6 +1,7 @@
 // The CPU matmul paths alone (cpu_isa.h), at the carbon-500m / carbon-3b projection shapes and the
 // row counts decode and prefill use: best-of-N seconds, GFLOP/s and, for the weights, GB/s read.
-// A benchmark, not a test (docs/benchmarks.md):
+// avx512-bf16 runs twice: on the weights in place and on its packed copy (cpu_packed_weights.h,
+// as the CPU backend gives it). A benchmark, not a test (docs/benchmarks.md):
 //   build/bin/bench_cpu_matmul [--threads N] [--repeat N] [--paths amx,avx512-bf16,...] [--shape 500m|3b]
 #include <algorithm>
 #include <chrono>
@@ -13,6 +14,7 @@
 
 #include "carbon/common.h"
 #include "cpu_ops.h"
+#include "cpu_packed_weights.h"
 
 using namespace carbon;
 
@@ -59,26 +61,32 @@ int main(int argc, char** argv) {
     ThreadPool pool(threads);
     std::printf("CPU flags: %s; %d threads; carbon-%s projection shapes, bf16 weights\n", cpu::cpu_flags_summary().c_str(),
                 pool.size(), shape.c_str());
-    std::printf("%-12s %-8s %6s %10s %10s %10s\n", "path", "matrix", "rows", "ms", "GFLOP/s", "weights GB/s");
+    std::printf("%-18s %-8s %6s %10s %10s %10s\n", "path", "matrix", "rows", "ms", "GFLOP/s", "weights GB/s");
     std::mt19937 rng(1);
     std::normal_distribution<float> nd(0.f, 1.f);
     for (const Shape& s : shapes) {
         std::vector<uint16_t> w(s.n * s.k);
         for (auto& v : w) v = f32_to_bf16(nd(rng) * 0.02f);
         const cpu::WeightMatrix wm{w.data(), DType::BF16, s.n, s.k};
+        const cpu::PackedWeights packed = cpu::pack_weights(pool, wm, nullptr, s.n, "the bench matrix");
+        cpu::WeightMatrix wp = wm;
+        wp.packed = packed.data();
         for (size_t m : {size_t(1), size_t(8), size_t(65), size_t(520)}) {
             std::vector<float> x(m * s.k), y(m * s.n);
             for (auto& v : x) v = nd(rng);
-            for (cpu::Isa isa : isas) {
-                double best = 1e30;
-                for (int r = 0; r < repeat; ++r) {
-                    const auto t0 = std::chrono::steady_clock::now();
-                    cpu::matmul_wt(pool, isa, x.data(), m, s.k, wm, nullptr, s.n, y.data(), s.n);
-                    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            for (cpu::Isa isa : isas)
+                for (bool pack : {false, true}) {
+                    if (pack && isa != cpu::Isa::Avx512Bf16) continue;
+                    double best = 1e30;
+                    for (int r = 0; r < repeat; ++r) {
+                        const auto t0 = std::chrono::steady_clock::now();
+                        cpu::matmul_wt(pool, isa, x.data(), m, s.k, pack ? wp : wm, nullptr, s.n, y.data(), s.n);
+                        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+                    }
+                    const std::string name = std::string(cpu::isa_name(isa)) + (pack ? " packed" : "");
+                    std::printf("%-18s %-8s %6zu %10.3f %10.1f %10.1f\n", name.c_str(), s.name, m, best * 1e3,
+                                2.0 * double(m * s.n * s.k) / best / 1e9, double(w.size() * 2) / best / 1e9);
                 }
-                std::printf("%-12s %-8s %6zu %10.3f %10.1f %10.1f\n", cpu::isa_name(isa), s.name, m, best * 1e3,
-                            2.0 * double(m * s.n * s.k) / best / 1e9, double(w.size() * 2) / best / 1e9);
-            }
         }
     }
     return 0;

@@ -1,7 +1,8 @@
 // Every CPU instruction-set path (cpu_isa.h) against the portable one: the matmul against a
 // double-precision sum of exactly the inputs the path consumes (bf16-rounded activations for the
 // bf16 paths) at awkward sizes, each path's batch invariance bit for bit, and the whole tiny model
-// on each path against the portable path. A path this CPU cannot run is reported skipped, with the
+// on each path against the portable path; bf16 weights packed for the avx512-bf16 path give the
+// same bits as in place. A path this CPU cannot run is reported skipped, with the
 // flags it needs and the ones this CPU has.
 #include <cmath>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "carbon/model.h"
 #include "check.h"
 #include "cpu_ops.h"
+#include "cpu_packed_weights.h"
 #include "test_model_dir.h"
 
 using namespace carbon;
@@ -73,6 +75,17 @@ void check_path(Isa isa) {
             const size_t ldy = pr.n + 3;
             std::vector<float> y(pr.m * ldy, -7.f);
             cpu::matmul_wt(pool, isa, x.data(), pr.m, pr.k, wm, rp, pr.n, y.data(), ldy);
+            if (t == DType::BF16) {  // the packed copy (read by avx512-bf16, ignored by the rest): the same bits
+                const cpu::PackedWeights pw = cpu::pack_weights(pool, wm, rp, pr.n, "the test matrix");
+                cpu::WeightMatrix wp = wm;
+                wp.packed = pw.data();
+                std::vector<float> yp(pr.m * ldy, -7.f);
+                cpu::matmul_wt(pool, isa, x.data(), pr.m, pr.k, wp, rp, pr.n, yp.data(), ldy);
+                if (yp != y)
+                    std::fprintf(stderr, "  %s m %zu n %zu k %zu rows %d: the packed weights give other bits\n",
+                                 cpu::isa_name(isa), pr.m, pr.n, pr.k, int(pr.use_rows));
+                CHECK(yp == y);
+            }
             const bool rounds = cpu::isa_rounds_activations(cpu::isa_for_dtype(isa, t));
             ++cases;
             for (size_t i = 0; i < pr.m; ++i) {

@@ -56,6 +56,11 @@ public:
     const TensorView& get(const std::string& name) const;
     const std::map<std::string, TensorView>& tensors() const { return tensors_; }
     size_t total_bytes() const;  // sum of tensor payload bytes
+    // Drops this process's copy of the whole pages inside the tensor's bytes (madvise
+    // MADV_DONTNEED on the read-only private mapping): for a backend that keeps its own copy of
+    // the tensor, so the weights are not held twice. The bytes stay readable: a page touched again
+    // is read back from the file.
+    void release_pages(const TensorView& t) const;
     const std::vector<std::filesystem::path>& files() const { return files_; }
 
 private:
