@@ -41,6 +41,7 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
              [--count N] [--mode fns|direct] [--temperature T] [--top-p P] [--seed S]
              [--tags T1,T2 [--free-tags]] [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX]
              [--forbid-matrices FILE [--forbid-pvalue P]]
+             [--require-matrices FILE [--require-pvalue P] [--require-within FROM-TO]]
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
              [--project FILE] [--backend auto|cpu|cuda] [--threads N] [--quiet]
   Designs continue the left context base by base (FNS, the default) or 6-mer by 6-mer (direct),
@@ -50,6 +51,10 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
   --forbid-matrices FILE: no window touching the design may match any matrix of FILE (JASPAR,
   MEME or TRANSFAC; see carbon-cli motifs --help) on either strand with a p-value of P or less
   (default 1e-4; uniform background, pseudocount 0.5): enforced while generating.
+  --require-matrices FILE: every design holds, for each matrix of FILE, at least one window on
+  either strand with a p-value of P or less (default 1e-4) lying wholly inside design positions
+  FROM-TO (1-based, inclusive; default the whole design): enforced while generating, so the site
+  is where the model's own choices make one, and at the latest in the span's last window.
 )";
 
 }  // namespace
@@ -59,7 +64,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
     Args a(argv,
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
             "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "project-wait", "draft", "draft-tokens", "draft-verify",
-            "forbid-matrices", "forbid-pvalue"},
+            "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within"},
            {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
     if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
@@ -87,6 +92,31 @@ int cmd_generate(const std::vector<std::string>& argv) {
             Pssm pssm = make_pssm(m, uniform_background(), 0.5);
             const double threshold = ScoreDistribution(pssm).threshold(p);
             req.constraints.forbidden_matrices.push_back({std::move(pssm), threshold, m.id + " (" + m.name + ")"});
+        }
+    }
+    if ((a.get("require-pvalue") || a.get("require-within")) && !a.get("require-matrices"))
+        throw Error("--require-pvalue and --require-within need --require-matrices FILE");
+    if (auto f = a.get("require-matrices")) {
+        const double p = a.number("require-pvalue", 1e-4, 1e-300, 1.0);
+        size_t from = 0, to = 0;
+        if (auto w = a.get("require-within")) {
+            const auto dash = w->find('-');
+            char* end = nullptr;
+            const std::string lo = dash == std::string::npos ? "" : w->substr(0, dash),
+                              hi = dash == std::string::npos ? "" : w->substr(dash + 1);
+            const long long l = std::strtoll(lo.c_str(), &end, 10);
+            const bool lo_ok = !lo.empty() && !*end;
+            const long long h = std::strtoll(hi.c_str(), &end, 10);
+            if (!lo_ok || hi.empty() || *end || l < 1 || h < l)
+                throw Error("--require-within must be FROM-TO, 1-based design positions with FROM <= TO, e.g. 20-80 (got '" +
+                            *w + "')");
+            from = size_t(l - 1);
+            to = size_t(h);
+        }
+        for (const Motif& m : read_motifs(*f)) {
+            Pssm pssm = make_pssm(m, uniform_background(), 0.5);
+            const double threshold = ScoreDistribution(pssm).threshold(p);
+            req.constraints.required_matrices.push_back({std::move(pssm), threshold, m.id + " (" + m.name + ")", from, to});
         }
     }
     if (auto gc = a.get("gc")) {
@@ -159,6 +189,10 @@ int cmd_generate(const std::vector<std::string>& argv) {
         if (a.get("forbid-matrices"))
             out << " forbid_matrices=" << std::filesystem::path(*a.get("forbid-matrices")).filename().string()
                 << " forbid_pvalue=" << a.get_or("forbid-pvalue", "1e-4");
+        if (a.get("require-matrices"))
+            out << " require_matrices=" << std::filesystem::path(*a.get("require-matrices")).filename().string()
+                << " require_pvalue=" << a.get_or("require-pvalue", "1e-4")
+                << (a.get("require-within") ? " require_within=" + *a.get("require-within") : std::string());
         if (a.get("gc")) out << " gc=" << *a.get("gc");
         if (!req.tags.empty()) out << " tags=" << req.tags;
         out << " backtracks=" << d.backtracks << "\n";

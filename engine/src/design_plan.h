@@ -3,6 +3,7 @@
 // constraints at each generated base. See fns_generate.h for the request itself.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,6 +29,16 @@ struct Plan {
     std::vector<std::vector<BaseMask>> motifs;  // forbidden patterns, both strands
     int gc_lo = 0, gc_hi = 0;
     std::vector<int> gc_min_after, gc_max_after;  // G/C still forced / possible after design position i
+    // Per required matrix: its span [from, to) in design positions, each column's best score on
+    // each strand among the bases the template allows there, and open_from[w]: whether a window of
+    // the span starting at design position w or later could reach the threshold with the
+    // template's bases alone.
+    struct Required {
+        size_t from = 0, to = 0;
+        std::vector<std::array<double, 2>> best;  // [design position][strand]
+        std::vector<char> open_from;              // [design position], to + 1 entries
+    };
+    std::vector<Required> required;
 
     // Generated position -> absolute index in a design's bases (head + generated).
     size_t abs_index(size_t gen_pos) const { return head.size() + gen_pos; }
@@ -43,7 +54,8 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
 // Whether the constraints hold for the base just appended at generated position `gen_pos` of
 // `bases` (head + generated so far): the homopolymer run, the forbidden motifs and matrices on
 // windows ending there (at the design's last base also those reaching into the right flank),
-// and whether the GC window can still be met.
+// whether the GC window can still be met, and whether each required matrix can still be matched
+// inside its span.
 bool constraints_allow(const Plan& p, const DesignConstraints& c, const std::string& bases, size_t gen_pos);
 
 }  // namespace carbon

@@ -45,7 +45,7 @@ Run make_run(const std::filesystem::path& dir, const std::string& backend, const
 RunSettings generation_settings(const DesignRequest& req) {
     std::string forbid;
     for (const std::string& m : req.constraints.forbidden_motifs) forbid += (forbid.empty() ? "" : ",") + m;
-    return {{"mode", generation_mode_name(req.mode)},
+    RunSettings s = {{"mode", generation_mode_name(req.mode)},
             {"tags", req.tags},
             {"left_context", req.left_context},
             {"right_flank", req.right_flank},
@@ -60,6 +60,16 @@ RunSettings generation_settings(const DesignRequest& req) {
             {"gc_min", std::to_string(req.constraints.gc_min)},
             {"gc_max", std::to_string(req.constraints.gc_max)},
             {"max_backtracks", std::to_string(req.max_backtracks)}};
+    // Matrices by name and threshold in bits (the p-value they came from is the caller's setting).
+    std::string forbidden, required;
+    for (const ForbiddenMatrix& f : req.constraints.forbidden_matrices)
+        forbidden += (forbidden.empty() ? "" : "; ") + f.label + " >= " + std::to_string(f.min_score);
+    for (const RequiredMatrix& f : req.constraints.required_matrices)
+        required += (required.empty() ? "" : "; ") + f.label + " >= " + std::to_string(f.min_score) + " in " +
+                    std::to_string(f.from + 1) + "-" + (f.to ? std::to_string(f.to) : std::string("end"));
+    if (!forbidden.empty()) s.emplace_back("forbidden_matrices", forbidden);
+    if (!required.empty()) s.emplace_back("required_matrices", required);
+    return s;
 }
 
 RunSettings speculative_settings(const SpeculativeStats& ss) {

@@ -266,6 +266,55 @@ TEST(impossible_requests_are_refused_with_the_reason) {
     }
 }
 
+// A required matrix: at its top score it asks for "GAT" (or, on the other strand, "ATC") inside
+// the span; every design holds one there, the same request without it leaves some without, and
+// requests no design can meet are refused with the reason.
+TEST(required_matrix_is_matched_inside_its_span) {
+    auto gen = [](DesignRequest r) { return generate_designs(tiny().backend(), tiny().tokenizer(), r); };
+    Pssm pssm;
+    pssm.score = {{-1, -1, 2, -1}, {1, -1, -1, -1}, {-1, -1, -1, 1}};  // columns A C G T
+    auto has_site = [](const std::string& span) {
+        return span.find("GAT") != std::string::npos || span.find("ATC") != std::string::npos;
+    };
+    for (GenerationMode mode : {GenerationMode::Fns, GenerationMode::Direct}) {
+        DesignRequest r = base_request(kContext, 30, 40);
+        r.mode = mode;
+        r.sampling = {1.5f, 1.0f, 5};
+        const auto free = gen(r).designs;
+        size_t without = 0;
+        for (const Design& d : free) without += !has_site(d.bases.substr(10, 10));
+        CHECK(without > 0);  // the control: unconstrained designs do lack it there
+        r.constraints.required_matrices = {{pssm, 4.0, "M2 (test)", 10, 20}};
+        const auto req = gen(r).designs;
+        CHECK_EQ(req.size(), size_t(40));
+        for (const Design& d : req) {
+            if (!has_site(d.bases.substr(10, 10))) std::fprintf(stderr, "  no site in %s\n", d.bases.c_str());
+            CHECK(has_site(d.bases.substr(10, 10)));
+        }
+    }
+    // Greedy, with the span the whole design (to = 0).
+    DesignRequest r = base_request(kContext, 12, 2);
+    r.constraints.required_matrices = {{pssm, 4.0, "M2 (test)", 0, 0}};
+    for (const Design& d : gen(r).designs) CHECK(has_site(d.bases));
+    // Refusals: a span past the design or too short for the matrix, a threshold above the best
+    // score, a template that allows no site, a forbidden motif that is the site.
+    r.constraints.required_matrices = {{pssm, 4.0, "M2 (test)", 10, 13}};
+    CHECK_THROWS_WITH(gen(r), "required matrix M2 (test)", "design positions 11-13", "inside the 12 bp design");
+    r.constraints.required_matrices = {{pssm, 4.0, "M2 (test)", 11, 12}};
+    CHECK_THROWS_WITH(gen(r), "hold its 3 positions");
+    r.constraints.required_matrices = {{pssm, 4.5, "M2 (test)", 0, 0}};
+    CHECK_THROWS_WITH(gen(r), "above the highest score");
+    r.constraints.required_matrices = {{pssm, 4.0, "M2 (test)", 0, 0}};
+    r.template_iupac = "CCCCCCCCCCCC";
+    r.length = 0;
+    CHECK_THROWS_WITH(gen(r), "the template allows no window");
+    r = base_request(kContext, 12, 1);
+    r.constraints.required_matrices = {{pssm, 4.0, "M2 (test)", 0, 0}};
+    r.constraints.forbidden_motifs = {"GAT"};
+    r.max_backtracks = 50;
+    CHECK_THROWS_WITH(gen(r), "cannot be met");
+}
+
 TEST(flank_scores_equal_a_closed_scoring_pass_and_rank) {
     DesignRequest r = base_request(kContext.substr(0, 39), 11, 5);
     r.sampling = {1.0f, 1.0f, 2};

@@ -29,13 +29,27 @@ struct ForbiddenMatrix {
     std::string label;
 };
 
+// A transcription-factor matrix every design must match: at least one window lying wholly inside
+// design positions [from, to) (0-based; to = 0: the design's end) scores min_score bits or more on
+// either strand. Enforced while generating: a base is refused when no window of the span could
+// still reach the threshold after it, so the hit is where the model's own choices make one, and
+// at the latest in the span's last window.
+struct RequiredMatrix {
+    Pssm pssm;
+    double min_score = 0;
+    std::string label;
+    size_t from = 0, to = 0;
+};
+
 struct DesignConstraints {
     int max_homopolymer = 0;                  // longest allowed run of one base; 0 = no limit
     std::vector<std::string> forbidden_motifs;  // IUPAC, checked on both strands
     std::vector<ForbiddenMatrix> forbidden_matrices;
+    std::vector<RequiredMatrix> required_matrices;
     double gc_min = 0.0, gc_max = 1.0;        // GC fraction window over the design
     bool active() const {
-        return max_homopolymer > 0 || !forbidden_motifs.empty() || !forbidden_matrices.empty() || gc_min > 0.0 || gc_max < 1.0;
+        return max_homopolymer > 0 || !forbidden_motifs.empty() || !forbidden_matrices.empty() ||
+               !required_matrices.empty() || gc_min > 0.0 || gc_max < 1.0;
     }
 };
 

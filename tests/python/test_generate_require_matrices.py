@@ -1,0 +1,99 @@
+"""carbon-cli generate --require-matrices: in 1,000 sampled designs, every design holds a window of a
+required JASPAR matrix (either strand) lying wholly inside the span asked for, judged by Biopython's
+own log-odds scores and the exact p-value of every 6-mer word (all 4,096 enumerated); the same
+request without the constraint leaves designs without one, so the check can fail. Also: spans that
+cannot hold the matrix and options without --require-matrices are refused with the reason."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from carbon_testlib import Checks, bin_path, require_modules, run, work_dir  # noqa: E402
+
+require_modules("Bio", "pyjaspar")
+from Bio import motifs  # noqa: E402
+from Bio.Seq import Seq  # noqa: E402
+from pyjaspar import jaspardb  # noqa: E402
+from test_generate_forbid_matrices import exact_pvalue, read_fasta  # noqa: E402
+
+CLI = bin_path("carbon-cli")
+W = work_dir("generate_require_matrices")
+CONTEXT = "ATGCGCTAGCTACGATCGATCGTAGCTAGCTAGCTAGCTAC"
+PSEUDO = 0.5
+PVALUE = 1e-3
+COUNT = 1000
+LENGTH = 60
+SPAN = (21, 50)  # 1-based, inclusive, as --require-within takes it
+
+
+def span_hits(pssm, pv, design, strict):
+    """Windows wholly inside SPAN whose p-value is surely (strict) or possibly at most PVALUE."""
+    L = pssm.length
+    rc = pssm.reverse_complement()
+    fwd = pssm.calculate(Seq(design))
+    rev = rc.calculate(Seq(design))
+    hits = []
+    for start in range(SPAN[0] - 1, SPAN[1] - L + 1):
+        for strand, score in (("+", float(fwd[start])), ("-", float(rev[start]))):
+            # The engine rounds the matrix to 1/1000 bit for its threshold: allow that either way.
+            p = pv(score - 0.01) if strict else pv(score + 0.01)
+            if p <= PVALUE:
+                hits.append((start, strand, score))
+    return hits
+
+
+def generate(model, out, extra):
+    run([CLI, "generate", "--model", model, "--context", CONTEXT, "--length", str(LENGTH), "--count", str(COUNT),
+         "--seed", "11", "--temperature", "1.3", "--out", out, "--quiet"] + extra)
+    return read_fasta(out)
+
+
+def refused(args, *words):
+    p = subprocess.run([CLI, "generate"] + args, capture_output=True, text=True)
+    return p.returncode == 1 and all(w in p.stderr for w in words), p.stderr.strip()
+
+
+def main():
+    c = Checks()
+    model = os.path.join(W, "tiny")
+    if not os.path.exists(os.path.join(model, "config.json")):
+        run([CLI, "make-test-model", "--out", model, "--seed", "5"])
+    arnt = jaspardb().fetch_motif_by_id("MA0004.1")
+    jaspar = os.path.join(W, "arnt.jaspar")
+    with open(jaspar, "w") as f:
+        f.write(motifs.write([arnt], "jaspar"))
+    pssm = arnt.counts.normalize(pseudocounts=PSEUDO).log_odds()
+    pv = exact_pvalue(pssm)
+
+    free = generate(model, os.path.join(W, "free.fa"), [])
+    bound = generate(model, os.path.join(W, "bound.fa"),
+                     ["--require-matrices", jaspar, "--require-pvalue", str(PVALUE),
+                      "--require-within", f"{SPAN[0]}-{SPAN[1]}"])
+    c.check(len(free) == COUNT and len(bound) == COUNT, f"expected {COUNT} designs each, got {len(free)}, {len(bound)}")
+    free_without = sum(1 for d in free if not span_hits(pssm, pv, d, strict=False))
+    c.check(free_without > 0, "every free design already held Arnt in the span: the check below could not fail")
+    for i, d in enumerate(bound):
+        c.check(len(d) == LENGTH, f"design {i + 1} has {len(d)} bases, not {LENGTH}")
+        if not span_hits(pssm, pv, d, strict=False):
+            c.check(False, f"design {i + 1}: no Arnt window at p <= {PVALUE} inside {SPAN[0]}-{SPAN[1]}: {d}")
+    sure = sum(1 for d in bound if span_hits(pssm, pv, d, strict=True))
+    print(f"{COUNT} designs: {free_without} free designs lack Arnt at p <= {PVALUE} in {SPAN[0]}-{SPAN[1]}; every "
+          f"constrained one holds it ({sure} beyond 0.01 bit of the threshold)")
+
+    out = os.path.join(W, "never.fa")
+    base = ["--model", model, "--context", CONTEXT, "--length", "12", "--out", out]
+    ok, err = refused(base + ["--require-matrices", jaspar, "--require-within", "10-13"], "required matrix",
+                      "design positions 10-13", "inside the 12 bp design")
+    c.check(ok, f"a span past the design should be refused: {err}")
+    ok, err = refused(base + ["--require-matrices", jaspar, "--require-within", "3-7"], "hold its 6 positions")
+    c.check(ok, f"a span shorter than the matrix should be refused: {err}")
+    ok, err = refused(base + ["--require-matrices", jaspar, "--require-within", "7-3"], "--require-within", "FROM <= TO")
+    c.check(ok, f"a reversed span should be refused: {err}")
+    ok, err = refused(base + ["--require-pvalue", "1e-3"], "--require-matrices FILE")
+    c.check(ok, f"--require-pvalue alone should be refused: {err}")
+    c.check(not os.path.exists(out), "a refused run left an output file")
+    return c.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
