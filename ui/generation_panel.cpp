@@ -17,6 +17,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "motif_set.h"
+
 #include "carbon/fns.h"
 
 // carbon_ui is a static library, so its resources must be registered by hand; Q_INIT_RESOURCE
@@ -158,6 +160,24 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     gcRow->addWidget(new QLabel(tr("to"), this));
     gcRow->addWidget(gcMax_);
     form->addRow(tr("GC window:"), gcRow);
+    matrixUse_ = new QComboBox(this);
+    matrixUse_->setAccessibleName(tr("Transcription-factor matrices in the designs"));
+    form->addRow(tr("TF matrices:"), matrixUse_);
+    requiredFrom_ = new QSpinBox(this);
+    requiredTo_ = new QSpinBox(this);
+    for (QSpinBox* sp : {requiredFrom_, requiredTo_}) {
+        sp->setRange(0, 1000000);
+        sp->setSpecialValueText(tr("design end"));
+    }
+    requiredFrom_->setSpecialValueText(tr("design start"));
+    requiredFrom_->setAccessibleName(tr("Required site from design position"));
+    requiredTo_->setAccessibleName(tr("Required site to design position"));
+    auto* spanRow = new QHBoxLayout;
+    spanRow->addWidget(requiredFrom_);
+    spanRow->addWidget(new QLabel(tr("to"), this));
+    spanRow->addWidget(requiredTo_);
+    form->addRow(tr("Required within:"), spanRow);
+    setMotifSet(nullptr);
 
     auto* buttons = new QHBoxLayout;
     run_ = new QPushButton(tr("Run"), this);
@@ -182,8 +202,39 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
 
     connect(template_, &QLineEdit::textChanged, this, &GenerationPanel::validateTemplate);
     connect(motifs_, &QLineEdit::textChanged, this, &GenerationPanel::validateMotifs);
+    connect(matrixUse_, &QComboBox::currentIndexChanged, this, &GenerationPanel::updateRequiredSpan);
     connect(run_, &QPushButton::clicked, this, &GenerationPanel::runRequested);
     connect(cancel_, &QPushButton::clicked, this, &GenerationPanel::cancelRequested);
+}
+
+namespace {
+// Choices of the matrix combo, its item data; 0 and up: require that matrix.
+enum MatrixUse { kMatricesUnused = -3, kForbidAll = -2, kRequireAll = -1 };
+}  // namespace
+
+void GenerationPanel::setMotifSet(std::shared_ptr<const MotifSet> set) {
+    const QString before = matrixUse_->currentText();
+    motifSet_ = std::move(set);
+    matrixUse_->clear();
+    matrixUse_->addItem(tr("not used"), int(kMatricesUnused));
+    if (motifSet_) {
+        const QString p = QString::number(motifSet_->maxPvalue(), 'g', 3);
+        matrixUse_->addItem(tr("forbid every loaded matrix (p ≤ %1)").arg(p), int(kForbidAll));
+        if (motifSet_->size() > 1) matrixUse_->addItem(tr("require every loaded matrix (p ≤ %1)").arg(p), int(kRequireAll));
+        for (int i = 0; i < motifSet_->size(); ++i)
+            matrixUse_->addItem(tr("require %1 (p ≤ %2)").arg(motifSet_->name(i), p), i);
+        if (const int keep = matrixUse_->findText(before); keep > 0) matrixUse_->setCurrentIndex(keep);
+    }
+    matrixUse_->setEnabled(motifSet_ != nullptr);
+    matrixUse_->setToolTip(motifSet_ ? tr("Matrices of %1, enforced while generating on both strands").arg(motifSet_->path())
+                                     : tr("Load matrices with Edit > Scan Transcription-Factor Motifs"));
+    updateRequiredSpan();
+}
+
+void GenerationPanel::updateRequiredSpan() {
+    const bool require = matrixUse_->currentData().toInt() >= kRequireAll;
+    requiredFrom_->setEnabled(require);
+    requiredTo_->setEnabled(require);
 }
 
 void GenerationPanel::validateTemplate() {
@@ -228,6 +279,21 @@ bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) con
     for (const QString& m : splitMotifs(motifs_->text())) {
         if (error = iupacError(m, "forbidden motif"); !error.isEmpty()) return false;
         r.constraints.forbidden_motifs.push_back(m.toUpper().toStdString());
+    }
+    if (const int use = matrixUse_->currentData().toInt(); motifSet_ && use != kMatricesUnused) {
+        const int from = requiredFrom_->value(), to = requiredTo_->value();
+        if (use != kForbidAll && from && to && to < from) {
+            error = tr("The required site's span is empty: position %1 is after %2.").arg(from).arg(to);
+            return false;
+        }
+        for (int i = 0; i < motifSet_->size(); ++i) {
+            const std::string label = motifSet_->name(i).toStdString();
+            const double p = motifSet_->maxPvalue();
+            if (use == kForbidAll) r.constraints.forbidden_matrices.push_back({motifSet_->pssm(i), -1e300, label, p});
+            else if (use == kRequireAll || use == i)
+                r.constraints.required_matrices.push_back(
+                    {motifSet_->pssm(i), -1e300, label, size_t(from ? from - 1 : 0), size_t(to), p});
+        }
     }
     r.constraints.gc_min = gcMin_->value() / 100.0;
     r.constraints.gc_max = gcMax_->value() / 100.0;

@@ -5,6 +5,7 @@
 
 #include <QString>
 #include <QWidget>
+#include <memory>
 
 #include "carbon/fns_generate.h"
 
@@ -19,6 +20,8 @@ class QPushButton;
 class QSpinBox;
 
 namespace carbon::ui {
+
+class MotifSet;
 
 class GenerationPanel : public QWidget {
     Q_OBJECT
@@ -35,6 +38,9 @@ public:
     QSpinBox* lengthSpin() const { return length_; }
     QSpinBox* countSpin() const { return count_; }
     QDoubleSpinBox* temperatureSpin() const { return temperature_; }
+    QComboBox* matrixUseCombo() const { return matrixUse_; }
+    QSpinBox* requiredFromSpin() const { return requiredFrom_; }
+    QSpinBox* requiredToSpin() const { return requiredTo_; }
 
 public slots:
     void setRunning(bool running);
@@ -42,6 +48,9 @@ public slots:
     void setMessage(const QString& text, bool error = false);
     // The target and draft folders runs will use (empty: none), shown at the top.
     void setModels(const QString& target, const QString& draft);
+    // The transcription-factor matrices loaded in the window (Edit > Scan Motifs; null: none),
+    // offered as constraints: every one forbidden, or one (or every one) required inside a span.
+    void setMotifSet(std::shared_ptr<const MotifSet> set);
 
 signals:
     void runRequested();
@@ -50,6 +59,7 @@ signals:
 private:
     void validateTemplate();
     void validateMotifs();
+    void updateRequiredSpan();  // the span boxes are for "require" only
 
     QLabel* models_;
     QListWidget* tags_;
@@ -67,6 +77,10 @@ private:
     QLabel* motifsError_;
     QDoubleSpinBox* gcMin_;
     QDoubleSpinBox* gcMax_;
+    QComboBox* matrixUse_;
+    QSpinBox* requiredFrom_;
+    QSpinBox* requiredTo_;
+    std::shared_ptr<const MotifSet> motifSet_;
     QPushButton* run_;
     QPushButton* cancel_;
     QProgressBar* progress_;

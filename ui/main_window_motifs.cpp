@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include "design_table_model.h"
+#include "generation_panel.h"
 #include "main_window.h"
 #include "motif_set.h"
 #include "run_log.h"
@@ -64,6 +65,7 @@ void MainWindow::loadMotifs(const QString& path, double maxPvalue) {
                 return;
             }
             self->motifs_ = set;
+            self->generation_->setMotifSet(set);
             QStringList names;
             for (int i = 0; i < set->size(); ++i) names << set->name(i);
             self->designs_->setMotifNames(names);
@@ -77,6 +79,7 @@ void MainWindow::loadMotifs(const QString& path, double maxPvalue) {
 void MainWindow::clearMotifs() {
     ++motifToken_;
     motifs_.reset();
+    generation_->setMotifSet(nullptr);
     motifRescan_->stop();
     editor_->setMotifFrames({});
     designs_->setMotifNames({});

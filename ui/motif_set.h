@@ -34,6 +34,9 @@ public:
     QVector<MotifMark> scan(const QByteArray& bases) const;
     // Hits per matrix (in set order) of a sequence.
     QVector<int> counts(const QByteArray& bases) const;
+    // Matrix `motif`, as generation constraints take it (with maxPvalue(): the engine then judges
+    // a window as scan() does).
+    const carbon::Pssm& pssm(int motif) const { return pssms_[size_t(motif)]; }
 
 private:
     QString path_;

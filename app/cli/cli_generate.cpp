@@ -88,11 +88,9 @@ int cmd_generate(const std::vector<std::string>& argv) {
     if (auto f = a.get("forbid-matrices")) {
         const double p = a.number("forbid-pvalue", 1e-4, 1e-300, 1.0);
         if (p >= 1.0) throw Error("--forbid-pvalue must be below 1: at 1 every window of every matrix is a match");
-        for (const Motif& m : read_motifs(*f)) {
-            Pssm pssm = make_pssm(m, uniform_background(), 0.5);
-            const double threshold = ScoreDistribution(pssm).threshold(p);
-            req.constraints.forbidden_matrices.push_back({std::move(pssm), threshold, m.id + " (" + m.name + ")"});
-        }
+        for (const Motif& m : read_motifs(*f))
+            req.constraints.forbidden_matrices.push_back(
+                {make_pssm(m, uniform_background(), 0.5), -1e300, m.id + " (" + m.name + ")", p});
     }
     if ((a.get("require-pvalue") || a.get("require-within")) && !a.get("require-matrices"))
         throw Error("--require-pvalue and --require-within need --require-matrices FILE");
@@ -113,11 +111,9 @@ int cmd_generate(const std::vector<std::string>& argv) {
             from = size_t(l - 1);
             to = size_t(h);
         }
-        for (const Motif& m : read_motifs(*f)) {
-            Pssm pssm = make_pssm(m, uniform_background(), 0.5);
-            const double threshold = ScoreDistribution(pssm).threshold(p);
-            req.constraints.required_matrices.push_back({std::move(pssm), threshold, m.id + " (" + m.name + ")", from, to});
-        }
+        for (const Motif& m : read_motifs(*f))
+            req.constraints.required_matrices.push_back(
+                {make_pssm(m, uniform_background(), 0.5), -1e300, m.id + " (" + m.name + ")", from, to, p});
     }
     if (auto gc = a.get("gc")) {
         auto dash = gc->find('-');

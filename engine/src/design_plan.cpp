@@ -24,45 +24,6 @@ BaseMask char_bit(char c) {
     return code < 0 ? BaseMask(0) : base_bit(code);
 }
 
-// A matrix column's best score among the bases a template mask allows, on one strand (a window's
-// column j reads m[j][b] forward, m[L - 1 - j][3 - b] on the reverse strand; b in A, C, G, T).
-double best_allowed(const Pssm& pssm, size_t j, BaseMask allowed, bool reverse) {
-    const size_t L = pssm.length();
-    double best = -1e300;
-    for (size_t b = 0; b < 4; ++b)
-        if (allowed & char_bit("ACGT"[b])) best = std::max(best, reverse ? pssm.score[L - 1 - j][3 - b] : pssm.score[j][b]);
-    return best;
-}
-
-Plan::Required plan_required(const RequiredMatrix& f, const std::vector<BaseMask>& design) {
-    const size_t L = f.pssm.length(), n = design.size(), to = f.to ? f.to : n;
-    if (L == 0 || L > 64) throw Error("required matrix " + f.label + " must have 1-64 positions");
-    if (f.from >= to || to > n || to - f.from < L)
-        throw Error("required matrix " + f.label + ": its span, design positions " + std::to_string(f.from + 1) + "-" +
-                    std::to_string(to) + ", must lie inside the " + std::to_string(n) + " bp design and hold its " +
-                    std::to_string(L) + " positions");
-    if (f.min_score > f.pssm.max_score() + 1e-9)
-        throw Error("required matrix " + f.label + ": its threshold (" + std::to_string(f.min_score) +
-                    " bits) is above the highest score the matrix gives (" + std::to_string(f.pssm.max_score()) +
-                    "), so no window can match");
-    Plan::Required r;
-    r.from = f.from;
-    r.to = to;
-    r.open_from.assign(to + 1, 0);
-    for (size_t w = to - L + 1; w-- > f.from;) {
-        double fwd = 0, rev = 0;
-        for (size_t j = 0; j < L; ++j) {
-            fwd += best_allowed(f.pssm, j, design[w + j], false);
-            rev += best_allowed(f.pssm, j, design[w + j], true);
-        }
-        r.open_from[w] = r.open_from[w + 1] || fwd >= f.min_score - 1e-9 || rev >= f.min_score - 1e-9;
-    }
-    if (!r.open_from[f.from])
-        throw Error("required matrix " + f.label + ": the template allows no window of design positions " +
-                    std::to_string(f.from + 1) + "-" + std::to_string(to) + " to reach its threshold");
-    return r;
-}
-
 }  // namespace
 
 Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::string>& notices) {
@@ -156,12 +117,13 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
         p.motifs.push_back(reverse_complement_mask(m));
     }
     for (const ForbiddenMatrix& f : c.forbidden_matrices) {
-        if (f.pssm.length() == 0 || f.pssm.length() > 64) throw Error("forbidden matrix " + f.label + " must have 1-64 positions");
-        if (!(f.min_score > f.pssm.min_score()))
-            throw Error("forbidden matrix " + f.label + ": its threshold (" + std::to_string(f.min_score) +
-                        " bits) is at or below the lowest score the matrix gives, so every window would match");
+        MatrixGrid m = matrix_grid(f.pssm, f.min_score, f.max_pvalue, "forbidden matrix " + f.label);
+        if (m.worst[0] >= m.min_sum[0] || m.worst[1] >= m.min_sum[1])
+            throw Error("forbidden matrix " + f.label + ": its threshold is at or below the lowest score the matrix gives, so "
+                        "every window would match");
+        p.forbidden_matrices.push_back(std::move(m));
     }
-    for (const RequiredMatrix& f : c.required_matrices) p.required.push_back(plan_required(f, design_masks));
+    for (const RequiredMatrix& f : c.required_matrices) p.required_matrices.push_back(plan_required(f, design_masks));
     if (!(c.gc_min >= 0.0 && c.gc_max <= 1.0 && c.gc_min <= c.gc_max))
         throw Error("the GC window must satisfy 0 <= min <= max <= 1 (got " + std::to_string(c.gc_min) + ".." +
                     std::to_string(c.gc_max) + ")");
@@ -209,71 +171,6 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
     return p;
 }
 
-
-namespace {
-
-// Whether a window of `f` ending at absolute index a of s (and, at the design's last base, one
-// reaching into the right flank) scores at least its threshold on either strand.
-bool matrix_hit_ends_at(const Plan& p, const ForbiddenMatrix& f, const std::string& s, size_t a, bool last) {
-    const auto& m = f.pssm.score;
-    const size_t L = m.size();
-    auto at = [&](size_t i) -> int { return motif_base(i < s.size() ? s[i] : p.flank[i - s.size()]); };
-    const size_t known = last ? s.size() + p.flank.size() : a + 1;
-    const size_t last_end = last ? std::min(known - 1, a + L - 1) : a;
-    for (size_t end = a; end <= last_end; ++end) {
-        if (end + 1 < L) continue;
-        const size_t start = end + 1 - L;
-        double fwd = 0, rev = 0;
-        bool scored = true;
-        for (size_t j = 0; j < L && scored; ++j) {
-            const int b = at(start + j);
-            if (b < 0) scored = false;  // an N in the context: no score is defined for this window
-            else {
-                fwd += m[j][size_t(b)];
-                rev += m[L - 1 - j][size_t(3 - b)];
-            }
-        }
-        if (scored && (fwd >= f.min_score || rev >= f.min_score)) return true;
-    }
-    return false;
-}
-
-
-// Whether required matrix f can still be matched inside its span after the base at design position
-// i (absolute index a of s): a window starting later could (from the template alone), or one
-// starting at or before i does, or could with the best allowed bases after i. Complete windows are
-// summed as matrix_hit_ends_at sums them, so a design that passes holds a window that scan scores
-// at the threshold or above.
-bool required_still_possible(const Plan& p, const Plan::Required& r, const RequiredMatrix& f, const std::string& s,
-                             size_t i, size_t a) {
-    if (i < r.from || i >= r.to || r.open_from[i + 1]) return true;
-    const auto& m = f.pssm.score;
-    const size_t L = m.size(), first_design = a - i;
-    for (size_t w = std::min(i, r.to - L) + 1; w-- > r.from;) {
-        double fwd = 0, rev = 0;
-        bool scored = true;
-        for (size_t j = 0; j < L && scored; ++j) {
-            if (w + j <= i) {
-                const int b = motif_base(s[first_design + w + j]);
-                if (b < 0) scored = false;
-                else {
-                    fwd += m[j][size_t(b)];
-                    rev += m[L - 1 - j][size_t(3 - b)];
-                }
-            } else {
-                const BaseMask allowed = p.masks[p.tail_len + w + j];
-                fwd += best_allowed(f.pssm, j, allowed, false);
-                rev += best_allowed(f.pssm, j, allowed, true);
-            }
-        }
-        const double slack = w + L - 1 > i ? 1e-9 : 0;  // a bound, not yet a score: never too tight
-        if (scored && (fwd >= f.min_score - slack || rev >= f.min_score - slack)) return true;
-    }
-    return false;
-}
-
-}  // namespace
-
 bool constraints_allow(const Plan& p, const DesignConstraints& c, const std::string& s, size_t gen_pos) {
     if (!p.is_design(gen_pos) || !c.active()) return true;
     const size_t a = p.abs_index(gen_pos);
@@ -302,10 +199,11 @@ bool constraints_allow(const Plan& p, const DesignConstraints& c, const std::str
             }
         }
     }
-    for (const ForbiddenMatrix& f : c.forbidden_matrices)
-        if (matrix_hit_ends_at(p, f, s, a, last)) return false;
-    for (size_t k = 0; k < p.required.size(); ++k)
-        if (!required_still_possible(p, p.required[k], c.required_matrices[k], s, gen_pos - p.tail_len, a)) return false;
+    for (const MatrixGrid& m : p.forbidden_matrices)
+        if (matrix_hit_ends_at(m, s, p.flank, a, last)) return false;
+    for (const RequiredSpan& r : p.required_matrices)
+        if (!required_still_possible(r, std::span<const BaseMask>(p.masks).subspan(p.tail_len), s, gen_pos - p.tail_len, a))
+            return false;
     if (p.gc_lo > 0 || p.gc_hi < int(p.design_len)) {
         const size_t design_pos = gen_pos - p.tail_len;
         int g = 0;

@@ -3,7 +3,6 @@
 // constraints at each generated base. See fns_generate.h for the request itself.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,6 +11,7 @@
 #include "carbon/fns.h"
 #include "carbon/fns_generate.h"
 #include "carbon/tokenizer.h"
+#include "design_matrices.h"
 
 namespace carbon {
 
@@ -29,16 +29,8 @@ struct Plan {
     std::vector<std::vector<BaseMask>> motifs;  // forbidden patterns, both strands
     int gc_lo = 0, gc_hi = 0;
     std::vector<int> gc_min_after, gc_max_after;  // G/C still forced / possible after design position i
-    // Per required matrix: its span [from, to) in design positions, each column's best score on
-    // each strand among the bases the template allows there, and open_from[w]: whether a window of
-    // the span starting at design position w or later could reach the threshold with the
-    // template's bases alone.
-    struct Required {
-        size_t from = 0, to = 0;
-        std::vector<std::array<double, 2>> best;  // [design position][strand]
-        std::vector<char> open_from;              // [design position], to + 1 entries
-    };
-    std::vector<Required> required;
+    std::vector<MatrixGrid> forbidden_matrices;  // on the scan's grid (design_matrices.h)
+    std::vector<RequiredSpan> required_matrices;
 
     // Generated position -> absolute index in a design's bases (head + generated).
     size_t abs_index(size_t gen_pos) const { return head.size() + gen_pos; }

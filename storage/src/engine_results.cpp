@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "carbon/model.h"
 
@@ -60,12 +61,18 @@ RunSettings generation_settings(const DesignRequest& req) {
             {"gc_min", std::to_string(req.constraints.gc_min)},
             {"gc_max", std::to_string(req.constraints.gc_max)},
             {"max_backtracks", std::to_string(req.max_backtracks)}};
-    // Matrices by name and threshold in bits (the p-value they came from is the caller's setting).
+    // Matrices by name and threshold: "p <= P" and/or ">= S bits".
+    auto threshold = [](double min_score, double max_pvalue) {
+        std::ostringstream t;
+        if (max_pvalue < 1.0) t << " p <= " << max_pvalue;
+        if (min_score > -1e299) t << " >= " << min_score << " bits";
+        return t.str();
+    };
     std::string forbidden, required;
     for (const ForbiddenMatrix& f : req.constraints.forbidden_matrices)
-        forbidden += (forbidden.empty() ? "" : "; ") + f.label + " >= " + std::to_string(f.min_score);
+        forbidden += (forbidden.empty() ? "" : "; ") + f.label + threshold(f.min_score, f.max_pvalue);
     for (const RequiredMatrix& f : req.constraints.required_matrices)
-        required += (required.empty() ? "" : "; ") + f.label + " >= " + std::to_string(f.min_score) + " in " +
+        required += (required.empty() ? "" : "; ") + f.label + threshold(f.min_score, f.max_pvalue) + " in " +
                     std::to_string(f.from + 1) + "-" + (f.to ? std::to_string(f.to) : std::string("end"));
     if (!forbidden.empty()) s.emplace_back("forbidden_matrices", forbidden);
     if (!required.empty()) s.emplace_back("required_matrices", required);

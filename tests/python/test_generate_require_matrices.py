@@ -1,6 +1,7 @@
 """carbon-cli generate --require-matrices: in 1,000 sampled designs, every design holds a window of a
 required JASPAR matrix (either strand) lying wholly inside the span asked for, judged by Biopython's
-own log-odds scores and the exact p-value of every 6-mer word (all 4,096 enumerated); the same
+own log-odds scores and the exact p-value of every 6-mer word (all 4,096 enumerated), and by
+carbon-cli motifs scan (the grid the constraint is judged on, to the last window); the same
 request without the constraint leaves designs without one, so the check can fail. Also: spans that
 cannot hold the matrix and options without --require-matrices are refused with the reason."""
 import os
@@ -76,6 +77,19 @@ def main():
         c.check(len(d) == LENGTH, f"design {i + 1} has {len(d)} bases, not {LENGTH}")
         if not span_hits(pssm, pv, d, strict=False):
             c.check(False, f"design {i + 1}: no Arnt window at p <= {PVALUE} inside {SPAN[0]}-{SPAN[1]}: {d}")
+    # Exactly, on the application's own terms: carbon-cli motifs scan (the score grid the constraint
+    # is judged on) finds a hit inside the span in every design.
+    scan = os.path.join(W, "bound.tsv")
+    run([CLI, "motifs", "scan", "--motifs", jaspar, "--in", os.path.join(W, "bound.fa"), "--out", scan,
+         "--pvalue", str(PVALUE)])
+    inside = set()
+    for line in open(scan):
+        f = line.rstrip("\n").split("\t")
+        if line.startswith("#") or f[0] == "record":
+            continue
+        if int(f[3]) >= SPAN[0] and int(f[4]) <= SPAN[1]:
+            inside.add(f[0])
+    c.check(len(inside) == COUNT, f"carbon-cli motifs scan finds Arnt inside the span in {len(inside)} of {COUNT} designs")
     sure = sum(1 for d in bound if span_hits(pssm, pv, d, strict=True))
     print(f"{COUNT} designs: {free_without} free designs lack Arnt at p <= {PVALUE} in {SPAN[0]}-{SPAN[1]}; every "
           f"constrained one holds it ({sure} beyond 0.01 bit of the threshold)")

@@ -1,15 +1,20 @@
 // Transcription-factor hits in the application: a JASPAR file loaded with a p-value threshold,
 // its hits framed in the editor at the positions and strands the engine's scan gives (what
 // carbon-cli motifs scan reports), rescanned after an edit, counted per design in the designs
-// table (with a tooltip per matrix); a malformed file refused with its line; Clear Motifs.
+// table (with a tooltip per matrix); the loaded matrices required or forbidden in generation; a
+// malformed file refused with its line; Clear Motifs.
+#include <QComboBox>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "carbon/motif.h"
+#include "carbon/test_model.h"
 #include "design_table_model.h"
+#include "generation_panel.h"
 #include "main_window.h"
 #include "motif_set.h"
 #include "sequence_document.h"
@@ -87,6 +92,76 @@ private slots:
         w.clearMotifs();
         QVERIFY(w.editor()->motifFrames().isEmpty());
         QCOMPARE(m->data(m->index(0, DesignTableModel::MotifHitsColumn)).toString(), QString());
+    }
+
+    // The loaded matrices as generation constraints: the panel offers them once loaded; "require"
+    // with a span gives designs that each hold a hit there (framed by the same scan), "forbid"
+    // designs with none; Clear Motifs takes the offer back.
+    void loadedMatricesConstrainGeneration() {
+        QTemporaryDir tmp;
+        const QString modelDir = tmp.filePath(QStringLiteral("tiny"));
+        carbon::make_test_model(modelDir.toStdString(), {});
+        MainWindow w;
+        GenerationPanel* g = w.generationPanel();
+        QVERIFY(!g->matrixUseCombo()->isEnabled());
+        w.document()->setBases(ui_test::randomBases(300, 8));
+        QSignalSpy scanned(&w, &MainWindow::motifsScanned);
+        w.loadMotifs(jaspar_, 1e-3);
+        QTRY_COMPARE_WITH_TIMEOUT(scanned.count(), 1, 20000);
+        QVERIFY(g->matrixUseCombo()->isEnabled());
+        const int require = g->matrixUseCombo()->findText(QStringLiteral("require MA9999.1 TATAlike"), Qt::MatchStartsWith);
+        QVERIFY(require > 0);
+        g->matrixUseCombo()->setCurrentIndex(require);
+        QVERIFY(g->requiredFromSpin()->isEnabled());
+        g->requiredFromSpin()->setValue(11);
+        g->requiredToSpin()->setValue(30);
+        g->lengthSpin()->setValue(40);
+        g->countSpin()->setValue(12);
+
+        carbon::DesignRequest req;
+        QString error;
+        QVERIFY2(g->buildRequest(req, error), qPrintable(error));
+        QCOMPARE(req.constraints.required_matrices.size(), size_t(1));
+        const auto& rm = req.constraints.required_matrices[0];
+        QCOMPARE(rm.from, size_t(10));
+        QCOMPARE(rm.to, size_t(30));
+        QCOMPARE(rm.max_pvalue, 1e-3);
+        QCOMPARE(rm.label, std::string("MA9999.1 TATAlike"));
+
+        w.loadModel(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
+        w.editor()->setSelection(100, 140);
+        w.runGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isGenerating(), 60000);
+        QCOMPARE(w.designs()->rowCount(), 12);
+        for (int r = 0; r < 12; ++r) {
+            const QByteArray bases = QByteArray::fromStdString(w.designs()->row(r).design.bases);
+            bool inside = false;
+            for (const MotifMark& h : w.motifs()->scan(bases)) inside |= h.start >= 10 && h.end <= 30;
+            QVERIFY2(inside, bases.constData());
+        }
+
+        const int forbid = g->matrixUseCombo()->findText(QStringLiteral("forbid every loaded matrix"), Qt::MatchStartsWith);
+        QVERIFY(forbid > 0);
+        g->matrixUseCombo()->setCurrentIndex(forbid);
+        QVERIFY(!g->requiredFromSpin()->isEnabled());
+        w.runGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isGenerating(), 60000);
+        QCOMPARE(w.designs()->rowCount(), 24);
+        for (int r = 12; r < 24; ++r)
+            QVERIFY(w.motifs()->scan(QByteArray::fromStdString(w.designs()->row(r).design.bases)).isEmpty());
+
+        // A reversed span is refused by name; Clear Motifs withdraws the matrices.
+        g->matrixUseCombo()->setCurrentIndex(require);
+        g->requiredFromSpin()->setValue(30);
+        g->requiredToSpin()->setValue(11);
+        QVERIFY(!g->buildRequest(req, error));
+        QVERIFY(error.contains(QStringLiteral("span is empty")));
+        w.clearMotifs();
+        QVERIFY(!g->matrixUseCombo()->isEnabled());
+        carbon::DesignRequest plain;
+        QVERIFY(g->buildRequest(plain, error));
+        QVERIFY(plain.constraints.required_matrices.empty() && plain.constraints.forbidden_matrices.empty());
     }
 
     void aMalformedFileIsRefusedWithItsLine() {

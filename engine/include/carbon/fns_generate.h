@@ -21,24 +21,28 @@ enum class GenerationMode { Fns, Direct };
 const char* generation_mode_name(GenerationMode mode);
 
 // A transcription-factor matrix no window touching the design may match: no window (either
-// strand) that holds a design base scores min_score bits or more (the threshold of a p-value,
-// ScoreDistribution::threshold). `label` names it in messages.
+// strand) that holds a design base scores min_score bits or more with a p-value of max_pvalue or
+// less, judged as scan_motif judges it (the window's score on the distribution's 1/1000-bit grid,
+// so a design scans clean at that p-value; min_score is rounded up to the grid). `label` names it
+// in messages.
 struct ForbiddenMatrix {
     Pssm pssm;
-    double min_score = 0;
+    double min_score = -1e300;
     std::string label;
+    double max_pvalue = 1.0;
 };
 
 // A transcription-factor matrix every design must match: at least one window lying wholly inside
-// design positions [from, to) (0-based; to = 0: the design's end) scores min_score bits or more on
-// either strand. Enforced while generating: a base is refused when no window of the span could
-// still reach the threshold after it, so the hit is where the model's own choices make one, and
+// design positions [from, to) (0-based; to = 0: the design's end) matches on either strand, as
+// ForbiddenMatrix defines a match. Enforced while generating: a base is refused when no window of
+// the span could still match after it, so the hit is where the model's own choices make one, and
 // at the latest in the span's last window.
 struct RequiredMatrix {
     Pssm pssm;
-    double min_score = 0;
+    double min_score = -1e300;
     std::string label;
     size_t from = 0, to = 0;
+    double max_pvalue = 1.0;
 };
 
 struct DesignConstraints {
