@@ -14,8 +14,9 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # host execution layer (without it the layer falls back to ucontext fibers, about 8x slower);
 # file: CPack's DEB generator needs it for dpkg-shlibdeps (packaging.check_package); samtools and
 # tabix (bgzip) and bcftools: the reference and VCF tests make their inputs with htslib's own tools;
-# iproute2 (ss): the cluster test checks that Ray listens on the loopback only.
-TEST_PACKAGES=(debootstrap libboost-context-dev file samtools tabix bcftools iproute2)
+# iproute2 (ss): the cluster test checks that Ray listens on the loopback only; emboss-test: real
+# GenBank and EMBL release entries, which the flat-file reader is compared on with Biopython.
+TEST_PACKAGES=(debootstrap libboost-context-dev file samtools tabix bcftools iproute2 emboss-test)
 if ! dpkg -s "${TEST_PACKAGES[@]}" >/dev/null 2>&1; then
   echo "setup-test-deps: installing ${TEST_PACKAGES[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive

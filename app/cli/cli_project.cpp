@@ -38,7 +38,8 @@ namespace st = carbon::storage;
 namespace {
 
 const char* kProjectUsage = R"(usage: carbon-cli project list FILE
-       carbon-cli project import FILE [--fasta IN.fa[.gz]] [--vcf IN.vcf[.gz] (--sequence NAME | --sequence-id ID)]
+       carbon-cli project import FILE [--fasta IN.fa[.gz]] [--genbank IN.gb | --embl IN.embl]
+             [--vcf IN.vcf[.gz] (--sequence NAME | --sequence-id ID)]
              [--vep SCORES.tsv [--model DIR]] [--recover RECOVERY.carbon] [--wait SECONDS]
        carbon-cli project export FILE --format fasta|sequences|tsv|csv|bedgraph|wig|genbank|vcf-results|vep --out OUT
              [--designs ID,ID,...] [--width N] [--design ID] [--track KIND] [--channel N]
@@ -52,7 +53,10 @@ const char* kProjectUsage = R"(usage: carbon-cli project list FILE
   fasta/tsv/csv: the chosen designs (default all), FASTA wrapped at --width (default 60, 0 = one
   line) with key=value headers. sequences: the stored sequences as FASTA. bedgraph/wig: --track
   KIND (default logp: logp, dist_acgt, entropy_bits) of --design ID or a stored sequence, column
-  --channel (default 0). genbank: --design ID with its regions as features. vcf-results: the
+  --channel (default 0). genbank: --design ID with its regions as features, or a stored sequence
+  (--sequence NAME / --sequence-id ID) with the feature table it was imported with. --genbank /
+  --embl: every entry of a GenBank or EMBL file (either option reads either format, plain or
+  gzip) with its features; the whole file is checked before anything is stored. vcf-results: the
   variants of a stored sequence with their scores, as TSV. --vep stores a carbon-cli vep (or
   carbon-cluster vep) result as a "vep" run (--model: the folder it was scored with, whose
   config and tokenizer hashes the run records); --format vep --run ID writes it back, the same bytes.
@@ -117,10 +121,12 @@ int project_list(const std::string& path) {
 }
 
 int project_import(const std::string& path, const std::vector<std::string>& rest) {
-    Args a(rest, {"fasta", "vcf", "sequence", "sequence-id", "recover", "wait", "vep", "model"}, {});
+    Args a(rest, {"fasta", "genbank", "embl", "vcf", "sequence", "sequence-id", "recover", "wait", "vep", "model"}, {});
     const auto fasta = a.get("fasta"), vcf = a.get("vcf"), recover = a.get("recover"), vep = a.get("vep");
-    if (!fasta && !vcf && !recover && !vep)
-        throw Error("project import: give --fasta IN, --vcf IN --sequence NAME, --vep SCORES.tsv or --recover FILE");
+    if (a.get("genbank") && a.get("embl")) throw Error("give --genbank or --embl (either reads both formats), not both");
+    const auto flat = a.get("genbank") ? a.get("genbank") : a.get("embl");
+    if (!fasta && !flat && !vcf && !recover && !vep)
+        throw Error("project import: give --fasta IN, --genbank IN, --embl IN, --vcf IN --sequence NAME, --vep SCORES.tsv or --recover FILE");
     if (vep) st::VepResultReader check(*vep);  // not a vep result: refused before the project is touched
     if (a.get("model") && !vep) throw Error("--model names the model of a --vep result");
     if (!vcf && (a.get("sequence") || a.get("sequence-id"))) throw Error("--sequence and --sequence-id choose the sequence of --vcf");
@@ -139,6 +145,12 @@ int project_import(const std::string& path, const std::vector<std::string>& rest
                              " bp imported into " + path);
             if (r.unnamed)
                 report.push_back("note: " + std::to_string(r.unnamed) + " record(s) without a name were named record_N (N = record number)");
+        }
+        if (flat) {
+            const auto r = st::import_flat_file(*p, *flat);
+            for (const auto& n : r.notices) report.push_back("note: " + n);
+            report.push_back(*flat + ": " + std::to_string(r.sequence_ids.size()) + " sequence(s), " + std::to_string(r.bases) + " bp, " +
+                             std::to_string(r.features) + " feature(s) imported into " + path);
         }
         if (vcf) {
             const auto seq = chosen_sequence(*p, a);
@@ -214,7 +226,11 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
     else if (format == "csv") st::export_designs_table(*p, out, ids, ',');
     else if (format == "bedgraph") st::export_track_bedgraph(*p, out, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
     else if (format == "wig") st::export_track_wig(*p, out, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
-    else if (format == "genbank") st::export_genbank(*p, out, design_id());
+    else if (format == "genbank") {
+        if (auto s = chosen_sequence(*p, a)) st::export_genbank_sequence(*p, out, s->id);
+        else if (a.get("design")) st::export_genbank(*p, out, design_id());
+        else throw Error("--format genbank needs --design ID or --sequence NAME / --sequence-id ID");
+    }
     else if (format == "vcf-results") {
         const auto s = chosen_sequence(*p, a);
         if (!s) throw Error("--format vcf-results needs --sequence NAME or --sequence-id ID");

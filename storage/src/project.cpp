@@ -235,7 +235,8 @@ void Project::set_design_flag(int64_t design_id, const std::string& flag) {
     if (sqlite3_changes(db_) != 1) throw Error(path_ + ": no design with id " + std::to_string(design_id));
 }
 
-void Project::update_sequence(int64_t sequence_id, const std::string& bases, std::vector<Region> regions) {
+void Project::update_sequence(int64_t sequence_id, const std::string& bases, std::vector<Region> regions,
+                              const std::vector<FeatureRecord>* features) {
     Transaction t(*this);  // the bases and their regions change together or not at all
     Stmt st(db_, "UPDATE sequences SET bases = ?, modified = ? WHERE id = ?");
     st.bind(1, bases).bind(2, utc_now_iso8601()).bind(3, sequence_id).run();
@@ -250,6 +251,7 @@ void Project::update_sequence(int64_t sequence_id, const std::string& bases, std
                         std::to_string(bases.size()) + " bases of sequence " + std::to_string(sequence_id));
         insert_region(r);
     }
+    if (features) set_features(sequence_id, *features);
     t.commit();
 }
 
@@ -511,7 +513,7 @@ std::vector<VariantRecord> Project::variants_of_sequence(int64_t sequence_id) {
 }
 
 int64_t Project::count(const std::string& table) {
-    static const char* const kTables[] = {"sequences", "regions", "runs", "run_settings", "designs", "tracks", "variants", "vep_results"};
+    static const char* const kTables[] = {"sequences", "regions", "runs", "run_settings", "designs", "tracks", "variants", "vep_results", "features"};
     for (const char* t : kTables)
         if (table == t) {
             const std::string q = "SELECT count(*) FROM " + table;

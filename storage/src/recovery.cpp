@@ -106,6 +106,7 @@ MergeResult merge_project(Project& into, Project& from) {
                 into.add_region(reg);
                 ++r.regions;
             }
+            if (auto features = from.features_of_sequence(old_id); !features.empty()) into.set_features(id, features);
         }
         seq_ids[old_id] = id;
         for (Track tr : from.tracks_of_sequence(old_id)) {

@@ -136,6 +136,19 @@ CREATE TABLE vep_results(
   PRIMARY KEY(run_id, row_index)) WITHOUT ROWID;
 CREATE INDEX vep_results_by_sequence ON vep_results(sequence_id) WHERE sequence_id IS NOT NULL;
 )sql",
+    // 4 -> 5: the feature tables of imported GenBank / EMBL entries (flatfile.h): one row per
+    // feature in the entry's order, its INSDC location over the sequence as stored (rewritten
+    // when an edit moves it), its qualifiers as JSON [[name, value or null], ...].
+    R"sql(
+CREATE TABLE features(
+  id INTEGER PRIMARY KEY,
+  sequence_id INTEGER NOT NULL REFERENCES sequences(id) ON DELETE CASCADE,
+  ord INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  location TEXT NOT NULL,
+  qualifiers TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(qualifiers)));
+CREATE INDEX features_by_sequence ON features(sequence_id, ord);
+)sql",
 };
 
 void exec(sqlite3* db, const std::string& sql, const std::string& what) {
@@ -199,6 +212,9 @@ void create_read_compat_views(sqlite3* db, int version) {
              "CREATE TEMP VIEW vep_results(run_id, row_index, chrom, pos, vcf_id, ref, alt, status, window_start, window_end, "
              "site_log_odds, window_delta, window_delta_rc, window_delta_mean, sequence_id) AS "
              "SELECT 0, 0, '', 1, '', '', '', '', NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0",
+             "reading a schema " + std::to_string(version) + " project");
+    if (version < 5)
+        exec(db, "CREATE TEMP VIEW features(id, sequence_id, ord, key, location, qualifiers) AS SELECT 0, 0, 0, '', '', '[]' WHERE 0",
              "reading a schema " + std::to_string(version) + " project");
 }
 

@@ -1,6 +1,7 @@
 // Import into and export from a project: FASTA (import: one transaction per file), designs as
 // FASTA and TSV/CSV, per-base tracks as bedGraph and WIG fixedStep (IGV, UCSC), VCF panels of
-// SNVs against a stored sequence, variant results as TSV, and GenBank with regions as features.
+// SNVs against a stored sequence, variant results as TSV, GenBank with regions as features, and
+// GenBank / EMBL entries with their feature tables (import, and export of a stored sequence).
 #pragma once
 
 #include <cstdint>
@@ -60,5 +61,22 @@ void export_variants_tsv(Project& project, std::ostream& out, int64_t sequence_i
 // A design as a GenBank flat file; its regions become features (design region -> misc_feature,
 // pinned motif -> misc_feature /note="pinned", annotation -> misc_feature /note=label).
 void export_genbank(Project& project, std::ostream& out, int64_t design_id);
+
+struct FlatImportResult {
+    std::vector<int64_t> sequence_ids;
+    int64_t bases = 0;
+    size_t features = 0;
+    std::vector<std::string> notices;  // "FILE:LINE: ..." for what was kept but is unusual
+};
+// Every record of a GenBank or EMBL file (flatfile.h) as a sequence (named by LOCUS / ID, the
+// DEFINITION / DE as its description) with its feature table. The whole file is read before
+// anything is stored, then stored in one transaction: a file that fails stores nothing, and the
+// Error names file and line.
+FlatImportResult import_flat_file(Project& project, const std::string& path);
+
+// A stored sequence as a GenBank flat file with its features (locations and qualifiers as
+// stored, long ones wrapped as GenBank does), which import_flat_file reads back to the same
+// sequence and features.
+void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequence_id);
 
 }  // namespace carbon::storage

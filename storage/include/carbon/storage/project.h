@@ -37,6 +37,16 @@ struct SequenceRecord {
     int64_t length = 0;       // filled by reads (bases may be left empty by list_sequences)
 };
 
+// A feature of an imported GenBank / EMBL entry (flatfile.h's Feature, as stored).
+struct FeatureRecord {
+    int64_t id = 0;
+    int64_t sequence_id = 0;
+    std::string key;       // gene, CDS, promoter, ...
+    std::string location;  // INSDC location over the sequence as stored
+    std::vector<std::pair<std::string, std::optional<std::string>>> qualifiers;  // a flag has no value
+    bool operator==(const FeatureRecord&) const = default;
+};
+
 enum class RegionKind { Design, Pinned, Annotation };
 const char* region_kind_name(RegionKind k);
 RegionKind parse_region_kind(const std::string& s);
@@ -181,8 +191,13 @@ public:
     void add_variants(std::vector<VariantRecord>& variants);  // sets their ids
     // Rows of a "vep" run (see vep_result.h: store_vep_result), numbered from first_index in order.
     void add_vep_rows(int64_t run_id, int64_t first_index, const std::vector<VepRow>& rows);
-    // An edited sequence: new bases and the full new set of its regions, in one transaction.
-    void update_sequence(int64_t sequence_id, const std::string& bases, std::vector<Region> regions);
+    // The features of a sequence, in order, replacing any it had (in the caller's transaction,
+    // or one of its own); each location must parse over the sequence's bases.
+    void set_features(int64_t sequence_id, const std::vector<FeatureRecord>& features);
+    // An edited sequence: new bases and the full new set of its regions (and, when given, of its
+    // features, moved with the edit), in one transaction.
+    void update_sequence(int64_t sequence_id, const std::string& bases, std::vector<Region> regions,
+                         const std::vector<FeatureRecord>* features = nullptr);
     void rename_sequence(int64_t sequence_id, const std::string& name);
     void set_design_flag(int64_t design_id, const std::string& flag);  // "", "starred", "discarded"
     // A consistent copy of the committed project at `path` (which must not exist): Save As.
@@ -198,6 +213,7 @@ public:
     std::optional<SequenceRecord> find_sequence(const std::string& name);
     std::vector<Region> regions_of_sequence(int64_t sequence_id);
     std::vector<Region> regions_of_design(int64_t design_id);
+    std::vector<FeatureRecord> features_of_sequence(int64_t sequence_id);
     std::vector<Run> list_runs();
     std::optional<Run> run(int64_t id);
     // run_id 0: every design; ordered by run, then rank.

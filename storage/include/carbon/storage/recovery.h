@@ -40,7 +40,7 @@ struct MergeResult {
 };
 // Copies everything `from` holds into `into`, in one transaction: sequences (one with the same
 // name and bases already in `into` is reused, with its regions as they are), their regions and
-// tracks, runs with their settings, designs with their tracks, regions and flags, variants, vep rows; ids
+// tracks and features, runs with their settings, designs with their tracks, regions and flags, variants, vep rows; ids
 // are renumbered. All or nothing.
 MergeResult merge_project(Project& into, Project& from);
 

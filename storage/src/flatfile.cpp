@@ -1,0 +1,342 @@
+// GenBank and EMBL reading (see flatfile.h). Both keep the feature table in the same columns (the
+// key from column 6, the location and qualifiers from column 22), so EMBL's "FT" lines are read
+// as GenBank's FEATURES lines once their prefix is blanked; the header lines and the sequence
+// block differ and are read per format.
+#include "carbon/storage/flatfile.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "carbon/common.h"
+#include "carbon/storage/fasta.h"
+#include "gzip_reader.h"
+
+namespace carbon::storage {
+
+namespace {
+
+// The INSDC Feature Table Definition's keys (release 11.x), and the retired ones still met in
+// older entries (allele, conflict, mutation, ...).
+const std::set<std::string, std::less<>> kFeatureKeys = {
+    "-10_signal", "-35_signal", "3'clip", "3'UTR", "5'clip", "5'UTR", "allele", "assembly_gap", "attenuator", "C_region",
+    "CAAT_signal", "CDS", "centromere", "conflict", "D-loop", "D_segment", "enhancer", "exon", "gap", "GC_signal", "gene",
+    "iDNA", "intron", "J_segment", "LTR", "mat_peptide", "misc_binding", "misc_difference", "misc_feature", "misc_recomb",
+    "misc_RNA", "misc_signal", "misc_structure", "mobile_element", "modified_base", "mRNA", "mutation", "N_region",
+    "ncRNA", "old_sequence", "operon", "oriT", "polyA_signal", "polyA_site", "precursor_RNA", "prim_transcript",
+    "primer_bind", "promoter", "propeptide", "protein_bind", "provirus", "RBS", "regulatory", "rep_origin",
+    "repeat_region", "repeat_unit", "rRNA", "S_region", "satellite", "scRNA", "sig_peptide", "snoRNA", "snRNA", "source",
+    "stem_loop", "STS", "TATA_signal", "telomere", "terminator", "tmRNA", "transit_peptide", "tRNA", "unsure",
+    "V_region", "V_segment", "variation", "virion"};
+
+constexpr size_t kMaxLine = size_t(1) << 20;
+
+std::string trim(std::string_view s) {
+    size_t a = 0, b = s.size();
+    while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+    while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+    return std::string(s.substr(a, b - a));
+}
+
+std::vector<std::string> words(std::string_view s) {
+    std::vector<std::string> w;
+    size_t i = 0;
+    while (i < s.size()) {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+        size_t j = i;
+        while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
+        if (j > i) w.emplace_back(s.substr(i, j - i));
+        i = j;
+    }
+    return w;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+class Parser {
+public:
+    Parser(ByteSource& src, std::string name) : lines_(src, name, "GenBank/EMBL", kMaxLine), name_(std::move(name)) {}
+
+    FlatFile parse() {
+        std::string line;
+        while (next(line)) {
+            if (starts_with(line, "LOCUS")) {
+                genbank(line);
+            } else if (starts_with(line, "ID   ")) {
+                embl(line);
+            } else if (!out_.records.empty() && trim(line).empty()) {
+                continue;
+            } else if (!out_.records.empty()) {
+                fail(line_no_, "expected LOCUS or ID to start the next record, found '" + trim(line).substr(0, 40) + "'");
+            }
+            // Before the first record: a release header (NCBI's flat-file division files start with one).
+        }
+        if (out_.records.empty()) fail(line_no_, "no GenBank (LOCUS) or EMBL (ID) record");
+        return std::move(out_);
+    }
+
+private:
+    bool next(std::string& line) {
+        if (!lines_.next(line)) return false;
+        line_no_ = lines_.line_number();
+        return true;
+    }
+
+    [[noreturn]] void fail(size_t line, const std::string& what) const {
+        throw Error(name_ + ":" + std::to_string(line) + ": " + what);
+    }
+
+    // ---- GenBank ----
+    void genbank(const std::string& locus) {
+        FlatRecord r;
+        r.format = "genbank";
+        r.line = line_no_;
+        const auto w = words(locus);
+        if (w.size() < 2 || (w.size() > 2 && w[2] == "bp")) fail(line_no_, "the LOCUS line names no entry");
+        int64_t declared = -1;
+        for (size_t i = 1; i + 1 < w.size(); ++i) {
+            if (w[i + 1] == "aa") fail(line_no_, "record " + w[1] + " is a protein (" + w[i] + " aa): only DNA records can be read");
+            if (w[i + 1] == "bp") declared = to_length(w[i]);
+        }
+        r.name = w[1];
+        r.circular = std::find(w.begin(), w.end(), "circular") != w.end();
+        std::string line;
+        enum { Header, Definition, Features, Origin } state = Header;
+        Feature* f = nullptr;
+        bool open_quote = false;
+        while (next(line)) {
+            if (starts_with(line, "//")) {
+                if (open_quote) unterminated(*f);
+                return finish(std::move(r), declared);
+            }
+            const bool top = !line.empty() && line[0] != ' ';
+            if (top) {
+                if (open_quote) unterminated(*f);
+                f = nullptr;
+                const std::string key = words(line).empty() ? std::string() : words(line)[0];
+                if (key == "DEFINITION") {
+                    r.description = trim(std::string_view(line).substr(std::min<size_t>(line.size(), 10)));
+                    state = Definition;
+                } else if (key == "VERSION") {
+                    const auto v = words(line);
+                    if (v.size() >= 2) r.accession = v[1];
+                    state = Header;
+                } else if (key == "FEATURES") {
+                    state = Features;
+                } else if (key == "ORIGIN") {
+                    state = Origin;
+                } else if (key == "LOCUS" || key == "ID") {
+                    fail(line_no_, "record " + r.name + " (line " + std::to_string(r.line) + ") has no // line before the next record");
+                } else {
+                    state = Header;
+                }
+                continue;
+            }
+            if (state == Definition) r.description += " " + trim(line);
+            else if (state == Features) feature_line(line, r, f, open_quote);
+            else if (state == Origin) sequence_line(line, r);
+        }
+        fail(line_no_, "record " + r.name + " (line " + std::to_string(r.line) + ") ends without its // line");
+    }
+
+    // ---- EMBL ----
+    void embl(const std::string& id) {
+        FlatRecord r;
+        r.format = "embl";
+        r.line = line_no_;
+        const auto w = words(std::string_view(id).substr(2));
+        if (w.empty()) fail(line_no_, "the ID line names no entry");
+        r.name = w[0];
+        if (!r.name.empty() && r.name.back() == ';') r.name.pop_back();
+        int64_t declared = -1;
+        std::string version;
+        for (size_t i = 0; i < w.size(); ++i) {
+            if ((w[i] == "BP." || w[i] == "BP") && i > 0) declared = to_length(w[i - 1]);
+            if ((w[i] == "AA." || w[i] == "AA") && i > 0)
+                fail(line_no_, "record " + r.name + " is a protein: only DNA records can be read");
+            if (w[i] == "SV" && i + 1 < w.size()) version = w[i + 1].substr(0, w[i + 1].find(';'));
+            if (w[i] == "circular;" || w[i] == "circular") r.circular = true;
+        }
+        std::string line, accession;
+        Feature* f = nullptr;
+        bool open_quote = false, in_sequence = false;
+        while (next(line)) {
+            if (starts_with(line, "//")) {
+                if (open_quote) unterminated(*f);
+                if (r.accession.empty() && !accession.empty()) r.accession = version.empty() ? accession : accession + "." + version;
+                return finish(std::move(r), declared);
+            }
+            if (in_sequence) {
+                sequence_line(line, r);
+                continue;
+            }
+            const std::string_view code = std::string_view(line).substr(0, 2);
+            const std::string rest = line.size() > 5 ? line.substr(5) : std::string();
+            if (code == "FT") {
+                std::string ft = line;
+                ft[0] = ft[1] = ' ';
+                feature_line(ft, r, f, open_quote);
+                continue;
+            }
+            if (open_quote) unterminated(*f);
+            f = nullptr;
+            if (code == "AC" && accession.empty()) {
+                const auto a = words(rest);
+                if (!a.empty()) accession = a[0].substr(0, a[0].find(';'));
+            } else if (code == "SV") {
+                r.accession = trim(rest);
+            } else if (code == "DE") {
+                r.description += (r.description.empty() ? "" : " ") + trim(rest);
+            } else if (code == "SQ") {
+                in_sequence = true;
+            } else if (code == "ID") {
+                fail(line_no_, "record " + r.name + " (line " + std::to_string(r.line) + ") has no // line before the next record");
+            }
+        }
+        fail(line_no_, "record " + r.name + " (line " + std::to_string(r.line) + ") ends without its // line");
+    }
+
+    [[noreturn]] void unterminated(const Feature& f) const {
+        fail(line_no_, "the quoted value of /" + f.qualifiers.back().first + " (feature " + f.key + " at line " +
+                           std::to_string(f.line) + ") is not closed before the feature table ends");
+    }
+
+    int64_t to_length(const std::string& s) const {
+        if (s.empty() || s.size() > 15 || !std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+            fail(line_no_, "the declared length '" + s + "' is not a number");
+        return std::stoll(s);
+    }
+
+    // The sequence block: letters, with the position numbers and blanks around them.
+    void sequence_line(const std::string& line, FlatRecord& r) {
+        for (size_t i = 0; i < line.size(); ++i) {
+            const char c = line[i];
+            if (std::isdigit(static_cast<unsigned char>(c)) || std::isspace(static_cast<unsigned char>(c))) continue;
+            if (!is_iupac_base(c))
+                fail(line_no_, "'" + std::string(1, c) + "' (column " + std::to_string(i + 1) + ") in the sequence of " + r.name +
+                                   " is not an IUPAC nucleotide code");
+            r.bases += char(std::toupper(static_cast<unsigned char>(c)));
+        }
+    }
+
+    // One line of the feature table, GenBank columns: a key from column 6 starts a feature; lines
+    // indented to column 22 continue its location, start a qualifier (/) or continue one.
+    void feature_line(const std::string& line, FlatRecord& r, Feature*& f, bool& open_quote) {
+        size_t indent = 0;
+        while (indent < line.size() && line[indent] == ' ') ++indent;
+        if (trim(line).empty()) return;  // a blank line ("FH" spacer, trailing blanks)
+        if (indent < 21 && !open_quote) {
+            const auto w = words(line);
+            Feature nf;
+            nf.key = w[0];
+            nf.line = line_no_;
+            for (size_t i = 1; i < w.size(); ++i) nf.location += w[i];
+            if (nf.key == "Key" && nf.location == "Location/Qualifiers") return;  // EMBL's FH header
+            if (!kFeatureKeys.count(nf.key))
+                out_.notices.push_back(name_ + ":" + std::to_string(line_no_) + ": feature key '" + nf.key +
+                                       "' is not in the INSDC feature table; kept as written");
+            r.features.push_back(std::move(nf));
+            f = &r.features.back();
+            return;
+        }
+        if (!f) fail(line_no_, "a continuation line before any feature key");
+        const std::string text = trim(line);
+        if (open_quote) {
+            append_value(*f, text, open_quote);
+        } else if (text[0] == '/') {
+            const size_t eq = text.find('=');
+            std::string key = text.substr(1, eq == std::string::npos ? std::string::npos : eq - 1);
+            if (key.empty()) fail(line_no_, "a qualifier without a name");
+            if (eq == std::string::npos) {
+                f->qualifiers.emplace_back(std::move(key), std::nullopt);
+                return;
+            }
+            f->qualifiers.emplace_back(std::move(key), std::string());
+            const std::string value = text.substr(eq + 1);
+            if (!value.empty() && value[0] == '"') {
+                open_quote = true;
+                append_value(*f, value.substr(1), open_quote, true);
+            } else {
+                *f->qualifiers.back().second = value;
+            }
+        } else if (f->qualifiers.empty()) {
+            for (char c : text)
+                if (c != ' ') f->location += c;
+        } else {
+            auto& v = f->qualifiers.back().second;
+            if (!v) fail(line_no_, "text after the flag qualifier /" + f->qualifiers.back().first);
+            *v += " " + text;
+        }
+    }
+
+    // Quoted text up to its closing quote ("" is a quote); a line break is one blank, or nothing
+    // in a /translation.
+    void append_value(Feature& f, const std::string& text, bool& open_quote, bool first = false) {
+        std::string& v = *f.qualifiers.back().second;
+        if (!first && f.qualifiers.back().first != "translation") v += ' ';
+        for (size_t i = 0; i < text.size(); ++i) {
+            if (text[i] != '"') {
+                v += text[i];
+            } else if (i + 1 < text.size() && text[i + 1] == '"') {
+                v += '"';
+                ++i;
+            } else {
+                open_quote = false;
+                if (i + 1 < text.size() && !trim(std::string_view(text).substr(i + 1)).empty())
+                    fail(line_no_, "text after the closing quote of /" + f.qualifiers.back().first);
+                return;
+            }
+        }
+    }
+
+    void finish(FlatRecord r, int64_t declared) {
+        if (r.description == ".") r.description.clear();  // GenBank's "none"
+        if (r.bases.empty())
+            fail(r.line, "record " + r.name + " has no sequence (no ORIGIN / SQ block, as in a CONTIG record): nothing to import");
+        if (declared >= 0 && declared != int64_t(r.bases.size()))
+            fail(r.line, "record " + r.name + " declares " + std::to_string(declared) + " bp but its sequence holds " +
+                             std::to_string(r.bases.size()));
+        for (Feature& f : r.features) {
+            const std::string where = name_ + ":" + std::to_string(f.line) + ": feature " + f.key;
+            ParsedLocation loc = parse_insdc_location(f.location, int64_t(r.bases.size()), where);
+            f.parts = std::move(loc.parts);
+            f.remote = loc.remote;
+        }
+        out_.records.push_back(std::move(r));
+    }
+
+    LineReader lines_;
+    std::string name_;
+    size_t line_no_ = 0;
+    FlatFile out_;
+};
+
+}  // namespace
+
+std::string Feature::display_label() const {
+    for (const char* k : {"label", "gene", "locus_tag", "product", "standard_name", "note"})
+        for (const auto& [name, value] : qualifiers)
+            if (name == k && value && !value->empty()) return *value;
+    return key;
+}
+
+FlatFile read_flat_file(const std::string& path) {
+    FileSource src(path);
+    return Parser(src, path).parse();
+}
+
+FlatFile read_flat_text(std::string_view text, const std::string& display_name) {
+    MemorySource src(text);
+    return Parser(src, display_name).parse();
+}
+
+bool looks_like_flat_file(std::string_view head) {
+    size_t i = 0;
+    while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
+    const std::string_view s = head.substr(i);
+    if (starts_with(s, "LOCUS ") || starts_with(s, "ID   ")) return true;
+    // An NCBI division file: a release header, then the first LOCUS at the start of a line.
+    return !s.empty() && s[0] != '>' && head.find("\nLOCUS       ") != std::string_view::npos;
+}
+
+}  // namespace carbon::storage

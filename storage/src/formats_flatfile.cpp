@@ -1,0 +1,153 @@
+// GenBank / EMBL entries into a project with their feature tables, and a stored sequence back out
+// as GenBank (see formats.h).
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "carbon/storage/flatfile.h"
+#include "carbon/storage/formats.h"
+#include "format_util.h"
+
+namespace carbon::storage {
+
+FlatImportResult import_flat_file(Project& project, const std::string& path) {
+    FlatFile f = read_flat_file(path);  // all of it first: a malformed record stores nothing
+    const size_t limit = size_t(sqlite3_limit(project.handle(), SQLITE_LIMIT_LENGTH, -1));
+    for (const FlatRecord& r : f.records)
+        if (r.bases.size() > limit)
+            throw Error(path + ":" + std::to_string(r.line) + ": record " + r.name + " holds " + std::to_string(r.bases.size()) +
+                        " bases; a project stores at most " + std::to_string(limit) + " in one sequence (SQLite's length limit)");
+    FlatImportResult out;
+    out.notices = std::move(f.notices);
+    const std::string file = std::filesystem::path(path).filename().string();
+    Transaction t(project);
+    for (FlatRecord& r : f.records) {
+        SequenceRecord s;
+        s.name = r.name;
+        s.description = r.description;
+        s.origin = file + ":" + std::to_string(r.line);
+        out.bases += int64_t(r.bases.size());
+        s.bases = std::move(r.bases);
+        const int64_t id = project.add_sequence(std::move(s));
+        std::vector<FeatureRecord> features;
+        for (Feature& ft : r.features) {
+            FeatureRecord fr;
+            fr.key = std::move(ft.key);
+            fr.location = std::move(ft.location);
+            fr.qualifiers = std::move(ft.qualifiers);
+            features.push_back(std::move(fr));
+        }
+        out.features += features.size();
+        project.set_features(id, features);
+        out.sequence_ids.push_back(id);
+    }
+    t.commit();
+    return out;
+}
+
+namespace {
+
+// Qualifiers INSDC writes without quotes (their values are numbers, keywords or bracketed terms).
+const std::set<std::string, std::less<>> kUnquoted = {"anticodon", "citation", "codon_start", "compare", "direction",
+                                                      "estimated_length", "mod_base", "number", "rpt_type",
+                                                      "rpt_unit_range", "tag_peptide", "transl_except", "transl_table"};
+
+constexpr size_t kText = 58;  // columns 22-79
+
+// `text` from column 22 in lines of at most kText characters where it can be broken: after a comma
+// (locations, read back without blanks), at a single blank (values, read back with one), or
+// anywhere (a /translation, read back without blanks). A word longer than a line stays whole.
+void write_wrapped(std::ostream& out, const std::string& text, char mode) {
+    static const std::string indent(21, ' ');
+    size_t i = 0;
+    while (i < text.size()) {
+        size_t take = std::min(kText, text.size() - i), skip = 0;
+        if (i + take < text.size() && mode != 'a') {
+            size_t cut = std::string::npos;
+            for (size_t j = i + take; j > i; --j) {
+                if (mode == ',' && text[j - 1] == ',') {
+                    cut = j;
+                    break;
+                }
+                if (mode == ' ' && text[j] == ' ' && text[j - 1] != ' ' && j + 1 < text.size() && text[j + 1] != ' ') {
+                    cut = j;
+                    break;
+                }
+            }
+            if (cut == std::string::npos) {  // no break point in reach: the next one, however far
+                for (size_t j = i + take; j < text.size() && cut == std::string::npos; ++j)
+                    if ((mode == ',' && text[j] == ',') ||
+                        (mode == ' ' && text[j] == ' ' && text[j - 1] != ' ' && j + 1 < text.size() && text[j + 1] != ' '))
+                        cut = mode == ',' ? j + 1 : j;
+                if (cut == std::string::npos) cut = text.size();
+            }
+            take = cut - i;
+            skip = mode == ' ' && cut < text.size() ? 1 : 0;
+        }
+        out << (i ? indent : std::string()) << text.substr(i, take) << '\n';
+        i += take + skip;
+    }
+}
+
+}  // namespace
+
+void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequence_id) {
+    const auto s = project.sequence(sequence_id);
+    if (!s) throw Error(project.path() + ": no sequence with id " + std::to_string(sequence_id));
+    std::string locus;
+    for (char c : s->name) locus += std::isspace(static_cast<unsigned char>(c)) ? '_' : c;
+    if (locus.empty()) locus = "sequence_" + std::to_string(s->id);
+    static const char* const kMonths[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
+    const std::string when = s->modified.size() >= 10 ? s->modified : utc_now_iso8601();
+    const int month = std::atoi(when.substr(5, 2).c_str());
+    const std::string date = when.substr(8, 2) + "-" + kMonths[(month >= 1 && month <= 12) ? month - 1 : 0] + "-" + when.substr(0, 4);
+    char head[256];
+    std::snprintf(head, sizeof head, "LOCUS       %-16s %11zu bp    DNA     linear   UNA %s\n", locus.c_str(), s->bases.size(), date.c_str());
+    out << head << "DEFINITION  ";
+    write_wrapped(out, s->description.empty() ? std::string(".") : s->description, ' ');
+    out << "ACCESSION   .\nVERSION     .\nKEYWORDS    .\nSOURCE      .\n  ORGANISM  .\n"
+        << "COMMENT     Exported by Carbon Studio from " << project.path() << " (sequence " << s->id << ", from " << s->origin << ").\n"
+        << "FEATURES             Location/Qualifiers\n";
+    for (const FeatureRecord& f : project.features_of_sequence(sequence_id)) {
+        char key[32];
+        std::snprintf(key, sizeof key, "     %-16s", f.key.c_str());
+        out << key;
+        if (f.key.size() > 15) out << ' ';  // a long key still needs its blank before the location
+        write_wrapped(out, f.location, ',');
+        for (const auto& [name, value] : f.qualifiers) {
+            std::string q = "/" + name;
+            char mode = ' ';
+            if (value) {
+                if (kUnquoted.count(name)) {
+                    q += "=" + *value;
+                } else {
+                    std::string v;
+                    for (char c : *value) v += c == '"' ? std::string("\"\"") : std::string(1, c);
+                    q += "=\"" + v + "\"";
+                    if (name == "translation") mode = 'a';
+                }
+            }
+            out << std::string(21, ' ');
+            write_wrapped(out, q, mode);
+        }
+    }
+    out << "ORIGIN\n";
+    for (size_t i = 0; i < s->bases.size(); i += 60) {
+        char pos[32];
+        std::snprintf(pos, sizeof pos, "%9zu", i + 1);
+        out << pos;
+        for (size_t j = i; j < std::min(i + 60, s->bases.size()); j += 10) {
+            std::string block = s->bases.substr(j, 10);
+            for (char& c : block) c = char(std::tolower(static_cast<unsigned char>(c)));
+            out << ' ' << block;
+        }
+        out << '\n';
+    }
+    out << "//\n";
+    if (!out) throw Error("cannot write the GenBank export (disk full?)");
+}
+
+}  // namespace carbon::storage
