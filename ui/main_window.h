@@ -90,6 +90,7 @@ public slots:
     void closeProject();
     void saveProjectAs(const QString& path);
     void importFasta(const QString& path);  // into the open project; without one, into the editor
+    void importFlatFile(const QString& path);  // GenBank / EMBL with features, into the open project
     void importVcf(const QString& path);    // SNVs on the current stored sequence
     void exportDesignsInteractive(carbon::ui::ExportFormat format);  // the selected designs
     void openStoredSequence(qint64 id);
@@ -136,6 +137,7 @@ signals:
     void loadSequenceRequested(qint64 id);
     void saveSequenceRequested(quint64 token, qint64 id, const QString& name, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
     void importFastaRequested(const QString& path);
+    void importFlatFileRequested(const QString& path);
     void importVcfRequested(const QString& path, qint64 sequenceId);
     void storeRunRequested(const carbon::ui::RunToStore& run);
     void designFlagRequested(qint64 designId, const QString& flag);

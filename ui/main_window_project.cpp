@@ -8,6 +8,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMenu>
@@ -36,6 +37,8 @@
 #include "track_chart_view.h"
 #include "welcome_page.h"
 
+#include "carbon/storage/flatfile.h"
+
 namespace carbon::ui {
 
 namespace {
@@ -53,6 +56,14 @@ bool isProjectFile(const QString& p) { return hasSuffix(p, {".carbon"}); }
 bool isVcfFile(const QString& p) { return hasSuffix(p, {".vcf", ".vcf.gz"}); }
 bool isFastaFile(const QString& p) {
     return hasSuffix(p, {".fa", ".fasta", ".fna", ".fas", ".txt", ".fa.gz", ".fasta.gz", ".fna.gz"});
+}
+// GenBank / EMBL by name, or by content whatever the name (SnapGene and Benchling exports are
+// .gb, .gbk, .genbank; ENA's .embl, .dat; NCBI's division files .seq).
+bool isFlatFile(const QString& p) {
+    if (hasSuffix(p, {".gb", ".gbk", ".genbank", ".gbff", ".embl", ".gb.gz", ".gbk.gz", ".gbff.gz", ".embl.gz"})) return true;
+    QFile f(p);
+    if (!f.open(QIODevice::ReadOnly)) return false;
+    return carbon::storage::looks_like_flat_file(f.read(64 * 1024).toStdString());
 }
 }  // namespace
 
@@ -74,6 +85,7 @@ void MainWindow::setupProject() {
     connect(this, &MainWindow::loadSequenceRequested, store_, &ProjectStore::loadSequence);
     connect(this, &MainWindow::saveSequenceRequested, store_, &ProjectStore::saveSequence);
     connect(this, &MainWindow::importFastaRequested, store_, &ProjectStore::importFasta);
+    connect(this, &MainWindow::importFlatFileRequested, store_, &ProjectStore::importFlatFile);
     connect(this, &MainWindow::importVcfRequested, store_, &ProjectStore::importVcf);
     connect(this, &MainWindow::storeRunRequested, store_, &ProjectStore::storeRun);
     connect(this, &MainWindow::designFlagRequested, store_, &ProjectStore::setDesignFlag);
@@ -242,6 +254,11 @@ void MainWindow::addProjectActions(QMenu* file) {
         const QString path = chooseFile(false, tr("Import FASTA"), tr("FASTA (*.fa *.fasta *.fna *.fas *.gz *.txt);;All files (*)"));
         if (!path.isEmpty()) importFasta(path);
     });
+    action(tr("Import &GenBank / EMBL…"), {}, [this] {
+        const QString path = chooseFile(false, tr("Import GenBank / EMBL"),
+                                        tr("GenBank / EMBL (*.gb *.gbk *.genbank *.gbff *.embl *.dat *.seq *.gz);;All files (*)"));
+        if (!path.isEmpty()) importFlatFile(path);
+    });
     action(tr("Import &VCF onto Current Sequence…"), {}, [this] {
         const QString path = chooseFile(false, tr("Import VCF"), tr("VCF (*.vcf *.vcf.gz);;All files (*)"));
         if (!path.isEmpty()) importVcf(path);
@@ -380,6 +397,17 @@ void MainWindow::flushAutosave() {
     if (!autosave_->isActive()) return;
     autosave_->stop();
     autosaveNow();
+}
+
+void MainWindow::importFlatFile(const QString& path) {
+    if (projectPath_.isEmpty()) {
+        const QString text = tr("Import GenBank / EMBL: open or create a project first (File > New Project): the entries' "
+                                "features are stored in it with their sequences.");
+        statusBar()->showMessage(text, 8000);
+        emit projectError(tr("Import GenBank / EMBL"), text);
+        return;
+    }
+    emit importFlatFileRequested(path);
 }
 
 void MainWindow::importFasta(const QString& path) {
@@ -578,7 +606,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     if (!e->mimeData()->hasUrls()) return;
     for (const QUrl& u : e->mimeData()->urls()) {
         const QString p = u.toLocalFile();
-        if (isProjectFile(p) || isVcfFile(p) || isFastaFile(p) || looksLikeVepResult(p)) {
+        if (isProjectFile(p) || isVcfFile(p) || isFastaFile(p) || isFlatFile(p) || looksLikeVepResult(p)) {
             e->acceptProposedAction();
             return;
         }
@@ -596,6 +624,7 @@ void MainWindow::openPath(const QString& path) {
     else if (isProjectFile(path)) openProject(path);
     else if (looksLikeVepResult(path)) openVepResult(path);
     else if (isVcfFile(path)) importVcf(path);
+    else if (isFlatFile(path)) importFlatFile(path);
     else importFasta(path);
 }
 

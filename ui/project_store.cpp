@@ -14,6 +14,7 @@
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
 #include "carbon/storage/vep_result.h"
+#include "feature_regions.h"
 
 namespace carbon::ui {
 
@@ -222,6 +223,7 @@ void ProjectStore::loadSequence(qint64 id) {
             e.templ = QByteArray::fromStdString(r.template_iupac);
             regions.append(e);
         }
+        regions += featureRegions(project_->features_of_sequence(id), qint64(s->bases.size()));
         StoredSequence info = toStored(*s);
         info.length = qint64(s->bases.size());
         emit sequenceLoaded(info, QByteArray::fromStdString(s->bases), regions);
@@ -235,6 +237,7 @@ void ProjectStore::saveSequence(quint64 token, qint64 id, const QString& name, c
     try {
         std::vector<st::Region> rs;
         for (const Region& r : regions) {
+            if (r.feature >= 0) continue;  // a part of an imported feature: written back with its feature below
             st::Region f;
             f.kind = fileKind(r.kind);
             f.start = r.start;
@@ -257,7 +260,8 @@ void ProjectStore::saveSequence(quint64 token, qint64 id, const QString& name, c
             t.commit();
             emit sequencesAdded(sequenceInfos(*project_, {id}), {});
         } else {
-            project_->update_sequence(id, bases.toStdString(), rs);
+            const std::vector<st::FeatureRecord> features = featuresFromRegions(project_->features_of_sequence(id), regions);
+            project_->update_sequence(id, bases.toStdString(), rs, &features);
         }
         emit sequenceSaved(token, id);
     } catch (const std::exception& e) {
@@ -277,6 +281,21 @@ void ProjectStore::importFasta(const QString& path) {
         emit sequencesAdded(added, summary);
     } catch (const std::exception& e) {
         emit failed(tr("Import FASTA"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::importFlatFile(const QString& path) {
+    if (!requireOpen(tr("Import GenBank / EMBL"))) return;
+    try {
+        const st::FlatImportResult r = st::import_flat_file(*project_, path.toStdString());
+        const QList<StoredSequence> added = sequenceInfos(*project_, r.sequence_ids);
+        QString summary = tr("%1: %n sequence(s), %2 bp, %3 feature(s) imported", nullptr, int(r.sequence_ids.size()))
+                              .arg(QFileInfo(path).fileName(), QLocale().toString(qint64(r.bases)), QLocale().toString(qint64(r.features)));
+        if (!r.notices.empty())
+            summary += tr("; %n note(s), the first: %1", nullptr, int(r.notices.size())).arg(QString::fromStdString(r.notices.front()));
+        emit sequencesAdded(added, summary);
+    } catch (const std::exception& e) {
+        emit failed(tr("Import GenBank / EMBL"), QString::fromUtf8(e.what()));
     }
 }
 

@@ -37,6 +37,8 @@ public slots:
     // Autosave of the edited sequence: id 0 adds it (sequenceSaved reports the new id).
     void saveSequence(quint64 token, qint64 id, const QString& name, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
     void importFasta(const QString& path);
+    // Every entry of a GenBank or EMBL file with its feature table (all or nothing).
+    void importFlatFile(const QString& path);
     void importVcf(const QString& path, qint64 sequenceId);  // by id: names need not be unique
     void storeRun(const carbon::ui::RunToStore& run);
     void setDesignFlag(qint64 designId, const QString& flag);

@@ -64,6 +64,15 @@ void SequenceDocument::adjustRegions(qsizetype pos, qsizetype removed, qsizetype
     };
     QList<Region> kept;
     for (Region r : regions_) {
+        const bool site = r.feature >= 0 && r.start == r.end;  // a feature's a^b site: no bases to lose
+        if (site) {
+            if (r.start > pos) {
+                if (r.start < pos + removed) continue;  // the bases on both sides of it were removed
+                r.start = r.end = r.start - removed + added;
+            }
+            kept.append(r);
+            continue;
+        }
         if (removed > 0 && r.start <= pos && pos + removed <= r.end) {
             // The region holds the whole replaced span (a design put into its design region):
             // it stays, and its end follows the new length.
