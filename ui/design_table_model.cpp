@@ -30,6 +30,7 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
             case MinBaseScoreColumn: return minScore();
             case ConstraintsColumn: return constraints;
             case MotifHitsColumn: return scanned ? hits : -1;
+            case SpecificityColumn: return std::isnan(d.specificity) ? -1e300 : d.specificity;
             case RankColumn: return d.rank;
             case DesignScoreColumn: return d.design_logp;
             case RankingScoreColumn: return d.ranking_logp;
@@ -59,6 +60,11 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
                     if (r.motifHits[i] > 0) lines << tr("%1: %n hit(s)", nullptr, r.motifHits[i]).arg(motifNames_[i]);
                 return lines.isEmpty() ? tr("No hit of the %n loaded matrices", nullptr, int(motifNames_.size())) : lines.join(QLatin1Char('\n'));
             }
+            case SpecificityColumn:
+                if (std::isnan(d.specificity)) return QString();
+                return role == Qt::DisplayRole ? QString::number(d.specificity, 'f', 4)
+                                               : tr("Mean log p(base | tags) - log p(base | the guidance's other stream): %1")
+                                                     .arg(d.specificity, 0, 'f', 4);
             case RankColumn: return d.rank;
             case DesignScoreColumn: return QString::number(d.design_logp, 'f', 4);
             case RankingScoreColumn: return QString::number(d.ranking_logp, 'f', 4);
@@ -86,6 +92,7 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
             case MinBaseScoreColumn: return tr("Min base score");
             case ConstraintsColumn: return tr("Constraints");
             case MotifHitsColumn: return tr("Motif hits");
+            case SpecificityColumn: return tr("Specificity");
             case RankColumn: return tr("Rank");
             case DesignScoreColumn: return tr("Design score");
             case RankingScoreColumn: return tr("Ranking score");
@@ -102,6 +109,9 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
             case MinBaseScoreColumn: return tr("Lowest per-base log p in the design (its weakest base), read in context");
             case FlagColumn: return tr("Starred or discarded");
             case MotifHitsColumn: return tr("Hits of the loaded transcription-factor matrices in the design, both strands (Edit > Scan Motifs)");
+            case SpecificityColumn:
+                return tr("Designs made with tag guidance: mean per-base log p under the design's tags minus under the other "
+                          "stream (no tags, or the negative tags)");
             default: break;
         }
     }

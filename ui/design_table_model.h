@@ -30,7 +30,7 @@ class DesignTableModel : public QAbstractTableModel {
 public:
     enum Column {
         FlagColumn, RankColumn, DesignScoreColumn, RankingScoreColumn, MinBaseScoreColumn, GcColumn, LengthColumn, RunColumn,
-        ConstraintsColumn, MotifHitsColumn, BasesColumn, ColumnCount
+        ConstraintsColumn, MotifHitsColumn, SpecificityColumn, BasesColumn, ColumnCount
     };
     static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int FlagRole = Qt::UserRole + 2;  // the flag text, for the view's filter

@@ -20,7 +20,7 @@ namespace carbon::ui {
 namespace {
 
 // The filter box holds space-separated terms, all of which a design must meet: "FIELD OP NUMBER"
-// (fields score, ranking, min, gc, len, rank, run; ops < <= = >= >), "constraints=met|none", or
+// (fields score, ranking, min, gc, len, rank, run, spec; ops < <= = >= >), "constraints=met|none", or
 // any other text, which the bases must contain (case-insensitive). The verdict and run filters
 // come on top.
 struct FilterTerm {
@@ -35,7 +35,8 @@ QList<FilterTerm> parseFilter(const QString& text, QString* error) {
         {QStringLiteral("score"), DesignTableModel::DesignScoreColumn}, {QStringLiteral("ranking"), DesignTableModel::RankingScoreColumn},
         {QStringLiteral("min"), DesignTableModel::MinBaseScoreColumn},  {QStringLiteral("gc"), DesignTableModel::GcColumn},
         {QStringLiteral("len"), DesignTableModel::LengthColumn},        {QStringLiteral("rank"), DesignTableModel::RankColumn},
-        {QStringLiteral("run"), DesignTableModel::RunColumn},           {QStringLiteral("constraints"), DesignTableModel::ConstraintsColumn}};
+        {QStringLiteral("run"), DesignTableModel::RunColumn},           {QStringLiteral("constraints"), DesignTableModel::ConstraintsColumn},
+        {QStringLiteral("spec"), DesignTableModel::SpecificityColumn}};
     static const QRegularExpression term(QStringLiteral("^([a-z]+)(<=|>=|<|>|=)(.+)$"));
     QList<FilterTerm> out;
     for (const QString& t : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
@@ -117,7 +118,7 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
     filter_ = new QLineEdit(this);
     filter_->setPlaceholderText(tr("Filter: bases (TATA) and/or gc>40 min>-2 score>=-1.3 len=80 run=2 constraints=met"));
     filter_->setToolTip(tr("Space-separated terms, all of which must hold: FIELD OP NUMBER with fields score, ranking, "
-                           "min (lowest per-base log p), gc (%), len, rank, run and ops < <= = >= >; constraints=met or "
+                           "min (lowest per-base log p), gc (%), len, rank, run, spec (specificity of guided designs) and ops < <= = >= >; constraints=met or "
                            "none; any other text must occur in the bases"));
     filter_->setAccessibleName(tr("Filter designs"));
     filter_->setClearButtonEnabled(true);

@@ -92,6 +92,25 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     extraTags_->setAccessibleName(tr("Extra metadata text"));
     extraTags_->setPlaceholderText(tr("free text placed before <dna>"));
     form->addRow(tr("Extra tags:"), extraTags_);
+    guidance_ = new QComboBox(this);
+    guidance_->addItem(tr("off"), int(TagGuidance::Mode::Off));
+    guidance_->addItem(tr("conditional (tags vs none)"), int(TagGuidance::Mode::Conditional));
+    guidance_->addItem(tr("contrastive (tags vs negative tags)"), int(TagGuidance::Mode::Contrastive));
+    guidance_->setAccessibleName(tr("Tag guidance"));
+    guidance_->setToolTip(tr("Both streams of each design run in one batch; each step chooses from "
+                             "unconditioned + w (conditioned - unconditioned), or positive + w (positive - negative)"));
+    form->addRow(tr("Guidance:"), guidance_);
+    guidanceW_ = new QDoubleSpinBox(this);
+    guidanceW_->setRange(0.0, 100.0);
+    guidanceW_->setSingleStep(0.5);
+    guidanceW_->setValue(2.0);
+    guidanceW_->setAccessibleName(tr("Guidance strength w"));
+    guidanceW_->setToolTip(tr("Conditional: 0 = no tags, 1 = the tags as usual, more = further toward them"));
+    form->addRow(tr("Guidance w:"), guidanceW_);
+    negativeTags_ = new QLineEdit(this);
+    negativeTags_->setAccessibleName(tr("Negative metadata tags"));
+    negativeTags_->setPlaceholderText(tr("e.g. <promoter><fungi>: what the designs should not read as"));
+    form->addRow(tr("Negative tags:"), negativeTags_);
 
     template_ = new QLineEdit(this);
     template_->setAccessibleName(tr("Design template (IUPAC)"));
@@ -203,6 +222,8 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     connect(template_, &QLineEdit::textChanged, this, &GenerationPanel::validateTemplate);
     connect(motifs_, &QLineEdit::textChanged, this, &GenerationPanel::validateMotifs);
     connect(matrixUse_, &QComboBox::currentIndexChanged, this, &GenerationPanel::updateRequiredSpan);
+    connect(guidance_, &QComboBox::currentIndexChanged, this, &GenerationPanel::updateGuidance);
+    updateGuidance();
     connect(run_, &QPushButton::clicked, this, &GenerationPanel::runRequested);
     connect(cancel_, &QPushButton::clicked, this, &GenerationPanel::cancelRequested);
 }
@@ -229,6 +250,12 @@ void GenerationPanel::setMotifSet(std::shared_ptr<const MotifSet> set) {
     matrixUse_->setToolTip(motifSet_ ? tr("Matrices of %1, enforced while generating on both strands").arg(motifSet_->path())
                                      : tr("Load matrices with Edit > Scan Transcription-Factor Motifs"));
     updateRequiredSpan();
+}
+
+void GenerationPanel::updateGuidance() {
+    const auto mode = TagGuidance::Mode(guidance_->currentData().toInt());
+    guidanceW_->setEnabled(mode != TagGuidance::Mode::Off);
+    negativeTags_->setEnabled(mode == TagGuidance::Mode::Contrastive);
 }
 
 void GenerationPanel::updateRequiredSpan() {
@@ -269,6 +296,21 @@ bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) con
         r.length = size_t(t.size());
     } else {
         r.length = size_t(length_->value());
+    }
+    r.guidance.mode = TagGuidance::Mode(guidance_->currentData().toInt());
+    if (r.guidance.active()) {
+        r.guidance.w = guidanceW_->value();
+        if (r.guidance.mode == TagGuidance::Mode::Conditional && r.tags.empty()) {
+            error = tr("Conditional guidance needs tags to condition on: check one or more tags.");
+            return false;
+        }
+        if (r.guidance.mode == TagGuidance::Mode::Contrastive) {
+            r.guidance.negative_tags = negativeTags_->text().trimmed().toStdString();
+            if (r.guidance.negative_tags.empty() || r.guidance.negative_tags == r.tags) {
+                error = tr("Contrastive guidance needs negative tags that differ from the design's tags.");
+                return false;
+            }
+        }
     }
     r.count = size_t(count_->value());
     r.mode = GenerationMode(mode_->currentData().toInt());

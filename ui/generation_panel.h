@@ -39,6 +39,9 @@ public:
     QSpinBox* countSpin() const { return count_; }
     QDoubleSpinBox* temperatureSpin() const { return temperature_; }
     QComboBox* matrixUseCombo() const { return matrixUse_; }
+    QComboBox* guidanceCombo() const { return guidance_; }
+    QDoubleSpinBox* guidanceWeightSpin() const { return guidanceW_; }
+    QLineEdit* negativeTagsEdit() const { return negativeTags_; }
     QSpinBox* requiredFromSpin() const { return requiredFrom_; }
     QSpinBox* requiredToSpin() const { return requiredTo_; }
 
@@ -60,10 +63,14 @@ private:
     void validateTemplate();
     void validateMotifs();
     void updateRequiredSpan();  // the span boxes are for "require" only
+    void updateGuidance();      // w for guidance, negative tags for contrastive only
 
     QLabel* models_;
     QListWidget* tags_;
     QLineEdit* extraTags_;
+    QComboBox* guidance_;
+    QDoubleSpinBox* guidanceW_;
+    QLineEdit* negativeTags_;
     QLineEdit* template_;
     QLabel* templateError_;
     QSpinBox* length_;

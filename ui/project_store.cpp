@@ -81,6 +81,7 @@ StoredDesign toStored(const st::DesignRecord& d) {
     out.design.bases = d.bases;
     out.design.design_logp = d.design_logp;
     out.design.ranking_logp = d.ranking_logp;
+    out.design.specificity = d.specificity;
     out.design.rank = d.rank;
     out.design.backtracks = size_t(d.backtracks);
     return out;

@@ -39,7 +39,8 @@ std::string read_single_record(const std::string& path, const std::string& what)
 const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length N | --template IUPAC) --out FILE.fasta
              [--context SEQ | --context-fasta FILE] [--right-flank SEQ] [--max-backtracks N]
              [--count N] [--mode fns|direct] [--temperature T] [--top-p P] [--seed S]
-             [--tags T1,T2 [--free-tags]] [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX]
+             [--tags T1,T2 [--free-tags]] [--guidance W [--negative-tags T3,T4]]
+             [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX]
              [--forbid-matrices FILE [--forbid-pvalue P]]
              [--require-matrices FILE [--require-pvalue P] [--require-within FROM-TO]]
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
@@ -48,6 +49,12 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
   under the template's IUPAC letters and the constraints, ranked by how well design + right flank
   read. --out - writes to standard output. The design must fit the model's context with the tags;
   a longer left context is trimmed at its far end, with a note.
+  --guidance W: tag guidance with strength W (0-100). Alone: conditional, the DNA logits of each
+  step are unconditioned + W * (conditioned - unconditioned), the two streams (with --tags and
+  without) run in the same batch; W = 0 gives the unconditioned designs, W = 1 the conditioned ones.
+  With --negative-tags: contrastive, positive + W * (positive - negative), designs that read as
+  --tags and not as the negative tags. Headers then carry specificity=: the mean over the design
+  of log p(base | tags) - log p(base | the other stream). Not with --draft.
   --forbid-matrices FILE: no window touching the design may match any matrix of FILE (JASPAR,
   MEME or TRANSFAC; see carbon-cli motifs --help) on either strand with a p-value of P or less
   (default 1e-4; uniform background, pseudocount 0.5): enforced while generating.
@@ -64,13 +71,20 @@ int cmd_generate(const std::vector<std::string>& argv) {
     Args a(argv,
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
             "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "project-wait", "draft", "draft-tokens", "draft-verify",
-            "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within"},
+            "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within", "guidance",
+            "negative-tags"},
            {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
     if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
     req.left_context = a.get("context-fasta") ? read_single_record(*a.get("context-fasta"), "context-fasta") : a.get_or("context", "");
     req.right_flank = a.get_or("right-flank", "");
     req.tags = resolve_tags(a.get_or("tags", ""), a.flag("free-tags"));
+    if (a.get("negative-tags") && !a.get("guidance")) throw Error("--negative-tags needs --guidance W");
+    if (a.get("guidance")) {
+        req.guidance.w = a.number("guidance", 1.0, 0.0, 100.0);
+        req.guidance.mode = a.get("negative-tags") ? TagGuidance::Mode::Contrastive : TagGuidance::Mode::Conditional;
+        req.guidance.negative_tags = resolve_tags(a.get_or("negative-tags", ""), a.flag("free-tags"));
+    }
     req.template_iupac = a.get_or("template", "");
     req.length = size_t(a.integer("length", 0, 1, 100000000));
     if (!a.get("length") && !a.get("template")) throw Error("give --length N or --template IUPAC");
@@ -191,6 +205,11 @@ int cmd_generate(const std::vector<std::string>& argv) {
                 << (a.get("require-within") ? " require_within=" + *a.get("require-within") : std::string());
         if (a.get("gc")) out << " gc=" << *a.get("gc");
         if (!req.tags.empty()) out << " tags=" << req.tags;
+        if (req.guidance.active()) {
+            out << " guidance=" << guidance_mode_name(req.guidance.mode) << " w=" << req.guidance.w;
+            if (!req.guidance.negative_tags.empty()) out << " negative_tags=" << req.guidance.negative_tags;
+            out << " specificity=" << d.specificity;
+        }
         out << " backtracks=" << d.backtracks << "\n";
         for (size_t i = 0; i < d.bases.size(); i += 60) out << d.bases.substr(i, 60) << "\n";
     }

@@ -89,6 +89,19 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
     DnaEncoding enc = tok.encode_prompt(r.tags, left.substr(0, whole), false);
     p.prompt = enc.ids;
     p.prefix_len = enc.first_dna_token;
+    if (r.guidance.active()) {
+        const TagGuidance& g = r.guidance;
+        if (!std::isfinite(g.w) || g.w < 0 || g.w > 100) throw Error("the guidance strength w must be a number from 0 to 100");
+        if (g.mode == TagGuidance::Mode::Conditional && r.tags.empty())
+            throw Error("conditional tag guidance needs tags to condition on: without them both streams are the same");
+        if (g.mode == TagGuidance::Mode::Contrastive && (g.negative_tags.empty() || g.negative_tags == r.tags))
+            throw Error("contrastive tag guidance needs negative tags that differ from the design's own tags");
+        p.guide_prompt = tok.encode_prompt(g.mode == TagGuidance::Mode::Conditional ? std::string() : g.negative_tags,
+                                           left.substr(0, whole), false).ids;
+        if (r.context_tokens && p.guide_prompt.size() + (p.tail_len + p.design_len + 5) / 6 > r.context_tokens)
+            throw Error("with the negative tags, the design and its context need more than the model's " +
+                        std::to_string(r.context_tokens) + " tokens: use shorter negative tags or a shorter context");
+    }
     for (const DnaNotice& n : enc.notices) {
         std::string where = "context position " + std::to_string(dropped + n.position + 1);
         if (n.count > 1) where += "-" + std::to_string(dropped + n.position + n.count);

@@ -18,6 +18,7 @@ namespace carbon {
 // What every design of a request shares: prompt, masks, constraint tables.
 struct Plan {
     std::vector<int32_t> prompt;  // tags + <dna> + the context's whole 6-mers
+    std::vector<int32_t> guide_prompt;  // tag guidance: the second stream's (no tags, or the negative ones)
     size_t prefix_len = 0;        // prompt tokens up to and including <dna>
     std::string head;             // upper-cased context bases covered by the prompt's 6-mers
     size_t tail_len = 0;          // context bases after them (0..5): fixed bases of the first token

@@ -21,6 +21,10 @@ namespace carbon {
 
 const char* generation_mode_name(GenerationMode m) { return m == GenerationMode::Fns ? "fns" : "direct"; }
 
+const char* guidance_mode_name(TagGuidance::Mode m) {
+    return m == TagGuidance::Mode::Conditional ? "conditional" : m == TagGuidance::Mode::Contrastive ? "contrastive" : "off";
+}
+
 const char* speculative_verify_name(SpeculativeVerify v) {
     return v == SpeculativeVerify::Distribution ? "distribution" : "identical";
 }
@@ -58,6 +62,57 @@ Step Generator::make_step(size_t step, const float* logits, size_t width) const 
 
 void Generator::push_step(DesignState& d, const float* logits, size_t width) {
     d.history.push_back(make_step(d.tokens.size(), logits, width));
+    if (d.history.size() > kHistoryDepth) d.history.pop_front();
+}
+
+Step Generator::make_guided_step(size_t step, const float* own, const float* other, size_t width) const {
+    const TagGuidance& g = r_.guidance;
+    std::vector<float> mixed(width);
+    // Conditional: other + w (own - other); contrastive: own + w (own - other). In double, so that
+    // the ends are exact: conditional w = 0 is `other` and w = 1 `own`, contrastive w = 0 `own`.
+    const bool conditional = g.mode == TagGuidance::Mode::Conditional;
+    for (size_t v = 0; v < width; ++v) {
+        const double a = own[v], b = other[v];
+        mixed[v] = g.w == 0 ? float(conditional ? b : a)
+                   : conditional && g.w == 1 ? own[v]
+                                             : float((conditional ? b : a) + g.w * (a - b));
+    }
+    Step st = make_step(step, mixed.data(), width);
+    st.own_p.resize(width);
+    st.other_p.resize(width);
+    dna_softmax(std::span<const float>(own, width), st.own_p);
+    dna_softmax(std::span<const float>(other, width), st.other_p);
+    st.plain = fns_marginals(st.own_p);  // scores: under the request's own tags
+    return st;
+}
+
+namespace {
+
+// log p(base j | bases before it in the 6-mer) for each base of 6-mer v under a distribution over
+// the 4,096 6-mers: the chain rule, each prefix's share of the mass of the one before (their sum
+// is log p(v)).
+std::array<double, 6> chain_logp(const std::vector<float>& p, int v) {
+    std::array<double, 6> out{};
+    double prev = 1.0;
+    for (int j = 1; j <= 6; ++j) {
+        const size_t block = size_t(1) << (2 * (6 - j)), start = size_t(v) / block * block;
+        double sum = 0;
+        for (size_t u = start; u < start + block; ++u) sum += double(p[u]);
+        out[size_t(j - 1)] = std::log(sum / prev);
+        prev = sum;
+    }
+    return out;
+}
+
+}  // namespace
+
+void Generator::note_specificity(DesignState& d, const Step& st) const {
+    const std::array<double, 6> a = chain_logp(st.own_p, d.tokens.back()), b = chain_logp(st.other_p, d.tokens.back());
+    for (size_t j = 0; j < 6; ++j) d.specificity.push_back(a[j] - b[j]);
+}
+
+void Generator::push_guided_step(DesignState& d, const float* own, const float* other, size_t width) {
+    d.history.push_back(make_guided_step(d.tokens.size(), own, other, width));
     if (d.history.size() > kHistoryDepth) d.history.pop_front();
 }
 
@@ -140,8 +195,8 @@ void Generator::choose(DesignState& d, size_t design_index) {
                                                        : choose_direct(d, st, step, design_index);
         if (ok) {
             d.pending = tok_.kmer_id(d.tokens.back());
-            for (size_t j = 0; j < 6; ++j)
-                d.logp.push_back(std::log(double(st.plain[j][size_t(kmer_base(d.tokens.back(), int(j)))])));
+            for (size_t j = 0; j < 6; ++j) d.logp.push_back(std::log(double(st.plain[j][size_t(kmer_base(d.tokens.back(), int(j)))])));
+            if (r_.guidance.active()) note_specificity(d, st);
             return;
         }
         const size_t design_pos = step * 6 >= p_.tail_len ? step * 6 - p_.tail_len + 1 : 1;
@@ -158,6 +213,10 @@ void Generator::choose(DesignState& d, size_t design_index) {
         d.logp.resize(d.logp.size() - 6);
         d.history.back().excluded.insert(prev);
         be_.truncate_sequence(d.seq, p_.prompt.size() + d.tokens.size());
+        if (r_.guidance.active()) {
+            d.specificity.resize(d.specificity.size() - 6);
+            be_.truncate_sequence(d.guide_seq, p_.guide_prompt.size() + d.tokens.size());
+        }
         ++d.backtracks;
     }
 }
@@ -167,12 +226,22 @@ void Generator::plain_round(std::vector<DesignState>& ds, ForwardOutput& out) {
     // its cache); the cache holds the prompt and the tokens before it.
     std::vector<size_t> active;
     std::vector<ForwardItem> items;
+    const bool guided = r_.guidance.active();
     for (size_t i = 0; i < ds.size(); ++i)
         if (!finished(ds[i])) {
             active.push_back(i);
             items.push_back({ds[i].seq, std::span<const int32_t>(&ds[i].pending, 1), false});
+            if (guided) items.push_back({ds[i].guide_seq, std::span<const int32_t>(&ds[i].pending, 1), false});
         }
     if (items.empty()) return;
+    if (guided) {  // both streams of every design in one batch: rows 2q (own tags) and 2q + 1
+        be_.forward(items, Head::Dna, out);
+        for (size_t q = 0; q < active.size(); ++q) {
+            push_guided_step(ds[active[q]], out.row(2 * q), out.row(2 * q + 1), out.width);
+            choose(ds[active[q]], active[q]);
+        }
+        return;
+    }
     if (r_.mode == GenerationMode::Fns) {
         // The backend returns the marginals (a GPU computes them beside the logits).
         std::vector<FnsRowRequest> rows(active.size());
@@ -210,13 +279,26 @@ GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::
     };
     try {
         ForwardOutput out;
-        ForwardItem first{root, p_.prompt, false};
-        be_.forward(std::span(&first, 1), Head::Dna, out);
+        const bool guided = r_.guidance.active();
+        SeqId guide_root = -1;
+        std::vector<ForwardItem> first{{root, p_.prompt, false}};
+        if (guided) {
+            guide_root = be_.create_sequence();
+            owned.push_back(guide_root);
+            first.push_back({guide_root, p_.guide_prompt, false});
+        }
+        be_.forward(first, Head::Dna, out);
         for (size_t i = 0; i < ds.size(); ++i) {
             ds[i].seq = i == 0 ? root : be_.fork_sequence(root);
             if (i) owned.push_back(ds[i].seq);
             ds[i].seq_bases = p_.head;
-            push_step(ds[i], out.row(0), out.width);
+            if (guided) {
+                ds[i].guide_seq = i == 0 ? guide_root : be_.fork_sequence(guide_root);
+                if (i) owned.push_back(ds[i].guide_seq);
+                push_guided_step(ds[i], out.row(0), out.row(1), out.width);
+            } else {
+                push_step(ds[i], out.row(0), out.width);
+            }
             choose(ds[i], i);  // step 0; from here on the last chosen token is pending
         }
         if (spec_) {
@@ -294,6 +376,14 @@ GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::
             }
         }
         result.speculative = stats_;
+        // Specificity: the mean over the design's bases of the two streams' chain-rule log p.
+        std::vector<double> specificity(ds.size(), std::nan(""));
+        if (guided)
+            for (size_t i = 0; i < ds.size(); ++i) {
+                double delta = 0;
+                for (size_t g = p_.tail_len; g < p_.gen_len; ++g) delta += ds[i].specificity[g];
+                specificity[i] = delta / double(p_.design_len);
+            }
         // Scores: the generated bases from the unmasked marginals of their steps (the numbers a
         // closed scoring pass gives, since prediction is causal). With a right flank, one more
         // ragged pass re-reads everything after the last whole generated 6-mer as the closed
@@ -343,6 +433,7 @@ GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::
             for (size_t g = p_.tail_len; g < d.logp.size() && g < p_.gen_len + p_.flank.size(); ++g)
                 if (!std::isnan(d.logp[g])) all += d.logp[g], ++n_all;
             out_d.ranking_logp = flank_pass && n_all ? all / double(n_all) : out_d.design_logp;
+            out_d.specificity = specificity[i];
             result.designs.push_back(std::move(out_d));
         }
         std::stable_sort(result.designs.begin(), result.designs.end(),
@@ -365,6 +456,10 @@ GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, 
                                   const GenerationCallbacks& callbacks, const SpeculativeConfig* speculative) {
     std::vector<std::string> notices;
     const Plan plan = make_plan(tokenizer, request, notices);
+    if (speculative && speculative->draft && request.guidance.active())
+        throw Error("speculative decoding is not available with tag guidance: the draft proposes from one stream, and "
+                    "neither verification (by identity or by speculative sampling) can check a choice made from the "
+                    "combination of two; generate without the draft model");
     if (speculative && speculative->draft) {
         const Tokenizer* dt = speculative->draft_tokenizer ? speculative->draft_tokenizer : &tokenizer;
         check_draft_compatible(tokenizer, *dt);
@@ -375,8 +470,11 @@ GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, 
     // </dna>), on the target and the draft, plus a row of 4,096 logits per design and step.
     const size_t tokens = plan.prompt.size() + plan.n_tokens + (plan.flank.size() + 11) / 6 + 1;
     const bool drafting = speculative && speculative->draft;
-    const size_t per_token = backend.memory_plan().kv_per_token + (drafting ? speculative->draft->memory_plan().kv_per_token : 0);
-    const double need = double(request.count) * (double(tokens) * double(per_token) + 8.0 * 4096 * sizeof(float));
+    const size_t per_token = backend.memory_plan().kv_per_token * (request.guidance.active() ? 2 : 1) +
+                             (drafting ? speculative->draft->memory_plan().kv_per_token : 0);
+    // Guidance also keeps both streams' 4,096 probabilities for each step a design can step back to.
+    const double per_design_rows = 8.0 * 4096 * sizeof(float) + (request.guidance.active() ? 2.0 * double(detail::kHistoryDepth) * 4096 * sizeof(float) : 0);
+    const double need = double(request.count) * (double(tokens) * double(per_token) + per_design_rows);
     const size_t have = backend.memory_available();
     if (need > double(have))
         throw Error(std::to_string(request.count) + " design(s) of " + std::to_string(plan.design_len) + " bp after " +

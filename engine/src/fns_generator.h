@@ -32,10 +32,13 @@ struct Step {
     Marginals plain{};   // unmasked marginals (scores)
     std::vector<float> logits;  // direct mode: the DNA logits, to choose again after a backtrack
     std::set<int> excluded;     // 6-mers that led to dead ends
+    std::vector<float> own_p, other_p;  // tag guidance: the two streams' 6-mer probabilities
 };
 
 struct DesignState {
     SeqId seq = -1;
+    SeqId guide_seq = -1;            // tag guidance: the second stream (fns_generate.h TagGuidance)
+    std::vector<double> specificity; // tag guidance: per generated position, the streams' chain-rule log p difference
     SeqId draft_seq = -1;
     std::vector<int32_t> draft_kv;  // ids the draft's cache holds after its prefix (see draft_catch_up)
     size_t draft_dropped = 0;       // DNA tokens of prompt+generation left out of the draft's window
@@ -71,6 +74,12 @@ private:
     std::vector<double> token_distribution(const Step& st, size_t step) const;
     void commit(DesignState& d, const Step& st, int index) const;
     Step make_step(size_t step, const float* logits, size_t width) const;
+    // Tag guidance: a step chosen from the two streams' combined logits, scored on the request's
+    // own (`own`).
+    Step make_guided_step(size_t step, const float* own, const float* other, size_t width) const;
+    void push_guided_step(DesignState& d, const float* own, const float* other, size_t width);
+    // Tag guidance: the chosen 6-mer's per-base log p(base | tags) - log p(base | other stream).
+    void note_specificity(DesignState& d, const Step& st) const;
     // The six base masks of token step `step`, and a step's data from the backend's FNS row.
     std::array<BaseMask, 6> step_masks(size_t step) const;
     Step fns_step_data(size_t step, const FnsRow& row) const;

@@ -75,6 +75,11 @@ RunSettings generation_settings(const DesignRequest& req) {
         required += (required.empty() ? "" : "; ") + f.label + threshold(f.min_score, f.max_pvalue) + " in " +
                     std::to_string(f.from + 1) + "-" + (f.to ? std::to_string(f.to) : std::string("end"));
     if (!forbidden.empty()) s.emplace_back("forbidden_matrices", forbidden);
+    if (req.guidance.active()) {
+        s.emplace_back("guidance", guidance_mode_name(req.guidance.mode));
+        s.emplace_back("guidance_w", std::to_string(req.guidance.w));
+        if (!req.guidance.negative_tags.empty()) s.emplace_back("negative_tags", req.guidance.negative_tags);
+    }
     if (!required.empty()) s.emplace_back("required_matrices", required);
     return s;
 }
@@ -142,6 +147,7 @@ DesignRecord design_record(const Design& d, int64_t run_id, int64_t sequence_id)
     r.rank = d.rank;
     r.stream_index = int64_t(d.index);
     r.backtracks = int64_t(d.backtracks);
+    r.specificity = d.specificity;
     return r;
 }
 

@@ -138,7 +138,8 @@ CREATE INDEX vep_results_by_sequence ON vep_results(sequence_id) WHERE sequence_
 )sql",
     // 4 -> 5: the feature tables of imported GenBank / EMBL entries (flatfile.h): one row per
     // feature in the entry's order, its INSDC location over the sequence as stored (rewritten
-    // when an edit moves it), its qualifiers as JSON [[name, value or null], ...].
+    // when an edit moves it), its qualifiers as JSON [[name, value or null], ...]; and the
+    // specificity of a design made with tag guidance (NULL for the others).
     R"sql(
 CREATE TABLE features(
   id INTEGER PRIMARY KEY,
@@ -148,6 +149,7 @@ CREATE TABLE features(
   location TEXT NOT NULL,
   qualifiers TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(qualifiers)));
 CREATE INDEX features_by_sequence ON features(sequence_id, ord);
+ALTER TABLE designs ADD COLUMN specificity REAL;
 )sql",
 };
 
@@ -205,7 +207,10 @@ void create_read_compat_views(sqlite3* db, int version) {
     // TEMP objects live in the connection's own temporary database, never in the file, and are
     // found before the file's own tables of the same name.
     if (version < 3)
-        exec(db, "CREATE TEMP VIEW designs AS SELECT *, '' AS flag, NULL AS min_base_logp FROM main.designs",
+        exec(db, "CREATE TEMP VIEW designs AS SELECT *, '' AS flag, NULL AS min_base_logp, NULL AS specificity FROM main.designs",
+             "reading a schema " + std::to_string(version) + " project");
+    else if (version < 5)
+        exec(db, "CREATE TEMP VIEW designs AS SELECT *, NULL AS specificity FROM main.designs",
              "reading a schema " + std::to_string(version) + " project");
     if (version < 4)
         exec(db,

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,25 @@ struct DesignConstraints {
     }
 };
 
+// Tag guidance. Carbon was trained with and without metadata tags, so a design can be steered by
+// two distributions at once: each design runs a second stream in the same batch, and every step
+// chooses from the DNA logits
+//   Conditional: unconditioned + w * (conditioned - unconditioned)   (the second stream: no tags)
+//   Contrastive: positive + w * (positive - negative)                 (the second stream: negative_tags)
+// where conditioned / positive is the request's own tags. Conditional w = 0 gives the designs of
+// the unconditioned stream and w = 1 those of the conditioned one, exactly; contrastive w = 0 those
+// of the positive tags. Masks, templates and constraints apply as usual; design_logp and the ranking
+// stay under the request's own tags. Speculative decoding is refused with guidance (its draft
+// proposes from one stream, and neither verification can check a draw from the combination).
+struct TagGuidance {
+    enum class Mode { Off, Conditional, Contrastive };
+    Mode mode = Mode::Off;
+    double w = 1.0;
+    std::string negative_tags;  // Contrastive
+    bool active() const { return mode != Mode::Off; }
+};
+const char* guidance_mode_name(TagGuidance::Mode mode);
+
 struct DesignRequest {
     std::string tags;            // metadata text before <dna> (may be empty)
     std::string left_context;    // bases the designs continue (any length, may be empty)
@@ -72,6 +92,7 @@ struct DesignRequest {
     // does not fit with the tags is refused; a left context that does not fit is trimmed at its
     // far end (the nearest bases matter most) and a right flank at its end, each with a notice.
     size_t context_tokens = 0;
+    TagGuidance guidance;
 };
 
 struct Design {
@@ -81,6 +102,10 @@ struct Design {
     double ranking_logp = 0;   // base-level mean log p over design + right flank bases
     int rank = 0;              // 1 = best ranking_logp among the returned designs
     size_t backtracks = 0;     // 6-mer tokens revisited to satisfy the constraints
+    // With guidance: the mean over the design's bases of log p(base | the request's tags) -
+    // log p(base | the second stream's tags, or none), the specificity S(x | positive) -
+    // S(x | negative) per base averaged; NaN without guidance.
+    double specificity = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct GenerationProgress {

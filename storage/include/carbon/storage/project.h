@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -91,6 +92,8 @@ struct DesignRecord {
     std::string flag;  // "", "starred" or "discarded": the user's verdict
     // Lowest per-base log p of the design's "logp" track, set by add_design; NaN without one.
     double min_base_logp = 0;
+    // Tag guidance's specificity (fns_generate.h Design::specificity); NaN for unguided designs.
+    double specificity = std::nan("");
 };
 
 enum class TrackDType : uint8_t { F32 = 0, F16 = 1 };
