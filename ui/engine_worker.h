@@ -73,6 +73,9 @@ public slots:
     // Per-base scores of a run's designs, each read in its place (tags, left context, design,
     // right flank): what the designs table's minimum column and the stored tracks show.
     void scoreDesigns(quint64 runId, const carbon::DesignRequest& request, const QList<carbon::Design>& designs);
+    // Per base, log p under the positive tags minus under the negative ones (scoring.h
+    // specificity_track); progress over both scoring passes.
+    void specificityTrack(quint64 requestId, const QByteArray& bases, const QString& positiveTags, const QString& negativeTags);
     // Score Variants (engine_worker_vep.cpp): every record of the VCF against the request's
     // sequences, rows written to request.tsvPath record by record; progress in records; a cancel
     // keeps the records done (VepRunDone::cancelled).
@@ -96,6 +99,7 @@ signals:
     void variantScored(quint64 requestId, const carbon::ui::VariantAnalysis& result);
     void mutagenesisDone(quint64 requestId, const carbon::IsmResult& result);
     void designsScored(quint64 runId, const QList<carbon::ui::ScoreTrack>& tracks);
+    void specificityReady(quint64 requestId, const QVector<float>& values);
     void vcfScored(quint64 requestId, const carbon::ui::VepRunDone& done);
     void analysisCancelled(quint64 requestId);
     void analysisFailed(quint64 requestId, const QString& error);

@@ -116,6 +116,21 @@ void EngineWorker::mutagenesis(quint64 requestId, const QByteArray& bases, qint6
     }
 }
 
+void EngineWorker::specificityTrack(quint64 requestId, const QByteArray& bases, const QString& positiveTags,
+                                    const QString& negativeTags) {
+    if (!model_) return emit analysisFailed(requestId, tr("No model is loaded: open a model folder first."));
+    if (isAnalysisCancelled(requestId, false)) return emit analysisCancelled(requestId);
+    try {
+        const std::vector<float> t =
+            specificity_track(model_->backend(), model_->tokenizer(), std::string_view(bases.constData(), size_t(bases.size())),
+                              positiveTags.toStdString(), negativeTags.toStdString(), scoreOptions(), analysisCallback(requestId, false));
+        if (t.empty() && !bases.isEmpty()) return emit analysisCancelled(requestId);
+        emit specificityReady(requestId, QVector<float>(t.begin(), t.end()));
+    } catch (const std::exception& e) {
+        emit analysisFailed(requestId, QString::fromStdString(e.what()));
+    }
+}
+
 void EngineWorker::scoreDesigns(quint64 runId, const carbon::DesignRequest& request, const QList<carbon::Design>& designs) {
     if (!model_) return emit analysisFailed(runId, tr("No model is loaded: open a model folder first."));
     try {

@@ -282,13 +282,17 @@ void GenerationPanel::validateMotifs() {
     motifsError_->setVisible(!err.isEmpty());
 }
 
-bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) const {
+QString GenerationPanel::tagsText() const {
     QStringList tags;
     for (int i = 0; i < tags_->count(); ++i)
         if (tags_->item(i)->checkState() == Qt::Checked) tags << tags_->item(i)->text();
-    QString tagText = tags.join(QString());
-    tagText += extraTags_->text().trimmed();
-    r.tags = tagText.toStdString();
+    return tags.join(QString()) + extraTags_->text().trimmed();
+}
+
+QString GenerationPanel::negativeTagsText() const { return negativeTags_->text().trimmed(); }
+
+bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) const {
+    r.tags = tagsText().toStdString();
     const QString t = template_->text().trimmed().toUpper();
     if (!t.isEmpty()) {
         if (error = iupacError(t, "template"); !error.isEmpty()) return false;
@@ -305,7 +309,7 @@ bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) con
             return false;
         }
         if (r.guidance.mode == TagGuidance::Mode::Contrastive) {
-            r.guidance.negative_tags = negativeTags_->text().trimmed().toStdString();
+            r.guidance.negative_tags = negativeTagsText().toStdString();
             if (r.guidance.negative_tags.empty() || r.guidance.negative_tags == r.tags) {
                 error = tr("Contrastive guidance needs negative tags that differ from the design's tags.");
                 return false;

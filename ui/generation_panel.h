@@ -30,6 +30,10 @@ public:
 
     // The request from the current settings, or an error text naming the bad field.
     bool buildRequest(carbon::DesignRequest& out, QString& error) const;
+    // The tags the designs are conditioned on (checked tags, then the extra text), and the
+    // negative tags as typed: what a specificity track compares.
+    QString tagsText() const;
+    QString negativeTagsText() const;
     // The metadata tags offered (from the embedded resources/metadata_tags.txt).
     static QStringList offeredTags();
 

@@ -84,6 +84,10 @@ public slots:
     // Analysis (main_window_analysis.cpp).
     void inspectBase(qint64 position);
     void scanMutagenesis(bool exact);  // the selection, or the inspected base's neighbourhood
+    // The edited sequence's specificity track, the generation panel's tags against its negative
+    // tags, in the Design Tracks dock (main_window_specificity.cpp); Cancel stops it.
+    void runSpecificityTrack();
+    void cancelSpecificityTrack();
     // Projects (main_window_project.cpp).
     void newProject(const QString& path);
     void openProject(const QString& path);
@@ -175,6 +179,7 @@ private:
     void countDesignMotifs(int row);
     void addVepActions(QMenu* file);
     void addAnalysisActions(QMenu* view);
+    void setupSpecificity(QMenu* view);
     void updateStatus();
     void updateEngineLabel();
     void onProgress(quint64 id, qint64 done, qint64 total, double bps);
@@ -223,6 +228,8 @@ private:
     MutagenesisHeatMap* heatMap_ = nullptr;
     class QProgressBar* analysisProgress_ = nullptr;
     quint64 variantRequest_ = 0, ismRequest_ = 0;  // the ones whose results are shown
+    quint64 specificityRequest_ = 0;
+    QAction* cancelSpecificity_ = nullptr;
     qint64 ismStart_ = 0, ismEnd_ = 0;
 
     // Projects.

@@ -146,6 +146,7 @@ void MainWindow::addAnalysisActions(QMenu* view) {
     band->setChecked(likelihood_->isEnabled());
     band->setShortcut(QKeySequence(tr("Ctrl+L")));
     connect(band, &QAction::toggled, likelihood_, &LikelihoodController::setEnabled);
+    setupSpecificity(view);
 }
 
 void MainWindow::inspectBase(qint64 position) {

@@ -68,6 +68,22 @@ Marginals fns_marginals(std::span<const float> probs) {
     return m;
 }
 
+Marginals fns_conditionals(std::span<const float> probs, int kmer) {
+    Marginals out{};
+    double prefix = 0;  // mass of the 6-mers sharing kmer's first j bases
+    for (float p : probs.first(size_t(kNumKmers))) prefix += double(p);
+    for (int j = 0; j < 6; ++j) {
+        const size_t block = size_t(1) << (2 * (5 - j));  // 6-mers per choice of base j, given the bases before
+        const size_t start = size_t(kmer) >> (2 * (6 - j)) << (2 * (6 - j));
+        double mass[4] = {0, 0, 0, 0};
+        for (size_t b = 0; b < 4; ++b)
+            for (size_t u = start + b * block; u < start + (b + 1) * block; ++u) mass[b] += double(probs[u]);
+        for (size_t b = 0; b < 4; ++b) out[size_t(j)][b] = prefix > 0 ? float(mass[b] / prefix) : 0.f;
+        prefix = mass[size_t(kmer_base(kmer, j))];
+    }
+    return out;
+}
+
 double fns_masked_marginals(std::span<const float> probs, const std::array<BaseMask, 6>& mask, Marginals& out) {
     std::array<std::array<double, 4>, 6> acc{};
     double total = 0.0;

@@ -86,29 +86,14 @@ Step Generator::make_guided_step(size_t step, const float* own, const float* oth
     return st;
 }
 
-namespace {
-
-// log p(base j | bases before it in the 6-mer) for each base of 6-mer v under a distribution over
-// the 4,096 6-mers: the chain rule, each prefix's share of the mass of the one before (their sum
-// is log p(v)).
-std::array<double, 6> chain_logp(const std::vector<float>& p, int v) {
-    std::array<double, 6> out{};
-    double prev = 1.0;
-    for (int j = 1; j <= 6; ++j) {
-        const size_t block = size_t(1) << (2 * (6 - j)), start = size_t(v) / block * block;
-        double sum = 0;
-        for (size_t u = start; u < start + block; ++u) sum += double(p[u]);
-        out[size_t(j - 1)] = std::log(sum / prev);
-        prev = sum;
-    }
-    return out;
-}
-
-}  // namespace
-
 void Generator::note_specificity(DesignState& d, const Step& st) const {
-    const std::array<double, 6> a = chain_logp(st.own_p, d.tokens.back()), b = chain_logp(st.other_p, d.tokens.back());
-    for (size_t j = 0; j < 6; ++j) d.specificity.push_back(a[j] - b[j]);
+    // The chain rule within the 6-mer (fns_conditionals): per base, log p(base | the bases before it).
+    const int v = d.tokens.back();
+    const Marginals a = fns_conditionals(st.own_p, v), b = fns_conditionals(st.other_p, v);
+    for (size_t j = 0; j < 6; ++j) {
+        const size_t c = size_t(kmer_base(v, int(j)));
+        d.specificity.push_back(std::log(double(a[j][c])) - std::log(double(b[j][c])));
+    }
 }
 
 void Generator::push_guided_step(DesignState& d, const float* own, const float* other, size_t width) {

@@ -188,7 +188,8 @@ public:
         : backend_(backend), tokenizer_(tokenizer), head_(full_head ? Head::Full : Head::Dna),
           chunk_(std::max<size_t>(1, options.chunk_tokens)),
           rows_(full_head ? std::min(kFullHeadRows, chunk_) : chunk_),
-          max_active_(std::max<size_t>(1, options.max_sequences)), kv_tokens_(kv_tokens), probs_(kNumKmers),
+          max_active_(std::max<size_t>(1, options.max_sequences)), kv_tokens_(kv_tokens),
+          conditional_(options.conditional_bases), probs_(kNumKmers),
           dna_logits_(kNumKmers) {}
 
     // Returns false when `after_pass` cancelled. `on_done` is told about each finished job.
@@ -265,7 +266,8 @@ private:
                     dl = dna_logits_.data();
                 }
                 dna_softmax(std::span<const float>(dl, size_t(kNumKmers)), probs_);
-                m = fns_marginals(probs_);
+                const int kmer = conditional_ ? tokenizer_.kmer_index(job.target_id(k, tokenizer_.dna_close_id())) : -1;
+                m = kmer >= 0 ? fns_conditionals(probs_, kmer) : fns_marginals(probs_);
                 pm = &m;
             }
             double token_logp = kNaN;
@@ -284,6 +286,7 @@ private:
     const Tokenizer& tokenizer_;
     Head head_;
     size_t chunk_, rows_, max_active_, kv_tokens_;
+    bool conditional_ = false;  // ScoreOptions::conditional_bases (a last partial 6-mer keeps the marginals)
     std::unique_ptr<Job> pending_;
     ForwardOutput out_;
     std::vector<float> probs_, dna_logits_;

@@ -8,6 +8,7 @@
 
 #include "carbon/fns_generate.h"
 #include "carbon/model.h"
+#include "carbon/scoring.h"
 #include "carbon/tokenizer.h"
 #include "check.h"
 #include "test_model_dir.h"
@@ -131,6 +132,28 @@ TEST(specificity_is_the_sequence_log_likelihood_ratio) {
         const double want = loglik(kPos, d.bases) - loglik(kNeg, d.bases);
         CHECK_NEAR(d.specificity * 30, want, 1e-4);
     }
+}
+
+// The editor's specificity track (scoring.h specificity_track) of context + design gives, over the
+// design's bases, the design's own specificity: the same chain-rule values from closed passes.
+TEST(the_specificity_track_agrees_with_the_designs_specificity) {
+    DesignRequest g = request(GenerationMode::Fns, 3);
+    g.left_context = kContext.substr(0, 36);
+    g.tags = kPos;
+    g.guidance.mode = TagGuidance::Mode::Contrastive;
+    g.guidance.negative_tags = kNeg;
+    g.guidance.w = 2;
+    ScoreOptions o;
+    o.context_tokens = size_t(tiny().config().max_position_embeddings);
+    for (const Design& d : gen(g)) {
+        const std::string seq = g.left_context + d.bases;
+        const std::vector<float> t = specificity_track(tiny().backend(), tiny().tokenizer(), seq, kPos, kNeg, o);
+        CHECK_EQ(t.size(), seq.size());
+        double sum = 0;
+        for (size_t i = 36; i < seq.size(); ++i) sum += t[i];
+        CHECK_NEAR(sum / 30.0, d.specificity, 1e-4);
+    }
+    CHECK_THROWS_WITH(specificity_track(tiny().backend(), tiny().tokenizer(), "ACGTAC", kPos, kPos, o), "two different tag sets");
 }
 
 TEST(templates_and_constraints_hold_under_guidance) {

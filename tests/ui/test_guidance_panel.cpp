@@ -2,7 +2,8 @@
 // (conditional needs tags, contrastive needs other negative tags, both refused by name
 // otherwise; w only with guidance, negative tags only for contrastive), and a guided run in the
 // window fills the designs table's Specificity column with the engine's values (empty for an
-// unguided run).
+// unguided run); View > Specificity Track plots the engine's specificity_track of the edited
+// sequence (the panel's tags against its negative tags) in the Design Tracks dock.
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
@@ -12,12 +13,18 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QLineSeries>
+#include <QStatusBar>
+
+#include "carbon/model.h"
+#include "carbon/scoring.h"
 #include "carbon/test_model.h"
 #include "design_table_model.h"
 #include "generation_panel.h"
 #include "main_window.h"
 #include "sequence_document.h"
 #include "sequence_editor.h"
+#include "track_chart_view.h"
 #include "ui_test_support.h"
 
 using namespace carbon::ui;
@@ -82,6 +89,45 @@ private slots:
             QVERIFY(std::isfinite(want));
             QCOMPARE(m->data(m->index(r, DesignTableModel::SpecificityColumn)).toString(), QString::number(want, 'f', 4));
         }
+    }
+
+    void specificityTrackInTheDesignTracksDock() {
+        QTemporaryDir tmp;
+        const QString modelDir = tmp.filePath(QStringLiteral("tiny"));
+        carbon::make_test_model(modelDir.toStdString(), {});
+        MainWindow w;
+        const QByteArray seq = ui_test::randomBases(150, 9);
+        w.document()->setBases(seq);
+        w.loadModel(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
+        GenerationPanel* g = w.generationPanel();
+        w.runSpecificityTrack();  // no negative tags yet: refused by name
+        QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("negative")));
+        QCOMPARE(w.designChart()->seriesCount(), 0);
+        g->findChild<QListWidget*>()->item(0)->setCheckState(Qt::Checked);
+        g->negativeTagsEdit()->setText(QStringLiteral("<fungi>"));
+        w.runSpecificityTrack();
+        QTRY_COMPARE_WITH_TIMEOUT(w.designChart()->seriesCount(), 1, 60000);
+        // The plotted values are the engine's specificity_track of the sequence.
+        carbon::ModelOptions mo;
+        mo.backend = carbon::BackendKind::Cpu;
+        auto model = carbon::Model::load(modelDir.toStdString(), mo);
+        carbon::ScoreOptions o;
+        o.context_tokens = size_t(model->config().max_position_embeddings);
+        const std::vector<float> want = carbon::specificity_track(model->backend(), model->tokenizer(), seq.toStdString(),
+                                                                  g->tagsText().toStdString(), "<fungi>", o);
+        auto* series = qobject_cast<QLineSeries*>(w.designChart()->chart()->series().first());
+        QVERIFY(series);
+        const QList<QPointF> pts = series->points();
+        QVERIFY(pts.size() > 100);
+        int compared = 0;
+        for (const QPointF& pt : pts) {
+            const qsizetype i = qsizetype(pt.x()) - 1;
+            if (i < 0 || size_t(i) >= want.size() || std::isnan(want[size_t(i)])) continue;
+            QVERIFY(std::fabs(pt.y() - double(want[size_t(i)])) < 1e-4);
+            ++compared;
+        }
+        QVERIFY(compared > 100);
     }
 };
 

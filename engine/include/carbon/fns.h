@@ -42,6 +42,12 @@ double dna_softmax(std::span<const float> logits, std::span<float> probs);
 using Marginals = std::array<std::array<float, 4>, 6>;
 Marginals fns_marginals(std::span<const float> probs);
 
+// The chain rule within 6-mer `kmer`: cond[j][b] = the mass of the 6-mers that start with kmer's
+// first j bases and then b, over the mass of those that start with its first j bases (each base's
+// distribution given the bases before it in the token). Hence the log of cond[j][kmer's base j],
+// summed over j, is log probs[kmer]. A prefix without mass gives zeros from there on.
+Marginals fns_conditionals(std::span<const float> probs, int kmer);
+
 // Restricts the joint to 6-mers whose base j is allowed by mask[j] (j < 6), renormalizes, and
 // marginalizes. Returns the total mass of the consistent 6-mers (0: none is consistent; then the
 // marginals are all zero).

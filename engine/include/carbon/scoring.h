@@ -38,6 +38,10 @@ struct ScoreOptions {
     std::string tags;          // metadata text placed before <dna> (may be empty)
     bool token_score = true;   // also the token-level score; needs the full-vocabulary head
     bool per_base_track = true;  // keep the per-base track (the means are computed either way)
+    // Per-base values from the chain rule within each 6-mer (fns_conditionals: each base's
+    // distribution given the bases before it in its token) instead of the FNS marginals; a token's
+    // per-base log p then sum to its log p. What a specificity track compares (docs/fns.md).
+    bool conditional_bases = false;
     // The model's context in tokens (ModelConfig::max_position_embeddings, after YaRN). Needed
     // for the default window; 0 is allowed only with window_tokens set.
     size_t context_tokens = 0;
@@ -87,6 +91,15 @@ SequenceScore score_sequence(Backend& backend, const Tokenizer& tokenizer, std::
 std::vector<SequenceScore> score_sequences(Backend& backend, const Tokenizer& tokenizer,
                                            std::span<const std::string> sequences, const ScoreOptions& options,
                                            const ScoreProgress& progress = {});
+
+// The specificity of a sequence between two tag sets, per base: S(x | positive) - S(x | negative),
+// each base's log p by the chain rule within its 6-mer (ScoreOptions::conditional_bases) under each,
+// as tag guidance measures its designs (fns_generate.h Design::specificity). NaN where a base has
+// no score. Two scoring passes with `options` (its tags and per-base settings replaced). Progress:
+// (bases done, bases total) over both passes; an empty result when cancelled.
+std::vector<float> specificity_track(Backend& backend, const Tokenizer& tokenizer, std::string_view sequence,
+                                     const std::string& positive_tags, const std::string& negative_tags,
+                                     ScoreOptions options, const ScoreProgress& progress = {});
 
 // Rescoring after edits. Keeps one backend sequence (the KV cache of the last window computed),
 // the previous tokens and results; rescore() truncates the cache to the first changed 6-mer and
