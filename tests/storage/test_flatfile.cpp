@@ -2,7 +2,7 @@
 // EMBL give the same features (keys, locations in biological order, partial ends, qualifiers
 // with multi-line, escaped-quote and flag values); multi-record files; INSDC locations one by one;
 // a malformed-input corpus, each refused with its line and what is wrong; unknown feature keys
-// kept with a notice. Biopython's parser is compared on real entries in
+// kept with a notice; SnapGene- and Benchling-style exports. Biopython's parser is compared on real entries in
 // tests/python/test_flatfile_biopython.py.
 #include "carbon/common.h"
 #include "carbon/storage/flatfile.h"
@@ -138,6 +138,61 @@ TEST(multi_record_files_crlf_and_unknown_keys) {
     CHECK_EQ(c.records[0].features[4].key, std::string("my_feature"));
     CHECK_EQ(c.notices.size(), size_t(1));
     CHECK(c.notices[0].find("custom.gb:26: feature key 'my_feature'") != std::string::npos);
+}
+
+// Exports of plasmid editors: SnapGene ("ds-DNA", a name it chose, /label and colour notes),
+// Benchling (ApE colour qualifiers, a long name), both circular with a feature across the origin.
+TEST(plasmid_editor_exports) {
+    const char* snapgene = R"(LOCUS       Exported                  24 bp ds-DNA     circular SYN 26-NOV-2026
+DEFINITION  synthetic circular DNA
+ACCESSION   .
+VERSION     .
+KEYWORDS    pTest-mini
+SOURCE      synthetic DNA construct
+  ORGANISM  synthetic DNA construct
+REFERENCE   1  (bases 1 to 24)
+  AUTHORS   .
+  TITLE     Direct Submission
+FEATURES             Location/Qualifiers
+     source          1..24
+                     /organism="synthetic DNA construct"
+                     /lab_host="Escherichia coli"
+                     /mol_type="other DNA"
+     primer_bind     join(20..24,1..3)
+                     /label=M13 fwd
+                     /note="color: #a020f0; sequence: GTAAAACG"
+     promoter        complement(5..15)
+                     /label="lac promoter"
+                     /note="color: #ffffff; direction: LEFT"
+ORIGIN
+        1 gtaaaacgac ggccagtgaa ttcg
+//
+)";
+    const FlatRecord r = read_flat_text(snapgene, "snapgene.gb").records[0];
+    CHECK_EQ(r.name, std::string("Exported"));
+    CHECK(r.circular);
+    CHECK_EQ(r.bases.size(), size_t(24));
+    CHECK(r.features[1].parts == (std::vector<LocationPart>{{19, 24}, {0, 3}}));  // across the origin
+    CHECK_EQ(r.features[1].display_label(), std::string("M13 fwd"));  // an unquoted label
+    CHECK(r.features[2].parts == (std::vector<LocationPart>{{4, 15, true}}));
+    const char* benchling = R"(LOCUS       pUC19_with_a_long_name_from_benchling 24 bp DNA circular 04-MAR-2021
+DEFINITION  .
+FEATURES             Location/Qualifiers
+     misc_feature    2..10
+                     /label="insert"
+                     /ApEinfo_fwdcolor="#85dae9"
+                     /ApEinfo_revcolor="#85dae9"
+                     /ApEinfo_graphicformat="arrow_data {{0 1 2 0 0 -1} {} 0}
+                     width 5 offset 0"
+ORIGIN
+        1 gtaaaacgac ggccagtgaa ttcg
+//
+)";
+    const FlatRecord b = read_flat_text(benchling, "benchling.gb").records[0];
+    CHECK_EQ(b.name, std::string("pUC19_with_a_long_name_from_benchling"));
+    CHECK_EQ(b.description, std::string());
+    CHECK_EQ(b.features[0].qualifiers.size(), size_t(4));
+    CHECK_EQ(*b.features[0].qualifiers[3].second, std::string("arrow_data {{0 1 2 0 0 -1} {} 0} width 5 offset 0"));
 }
 
 TEST(insdc_locations) {
