@@ -243,6 +243,18 @@ void pack_rows(ThreadPool& pool, const Bf16Rows& x, std::vector<uint32_t>& packe
 
 namespace {
 
+// Activation rows i .. i + 3 of a decode pass (at most 4, returned; those past the last repeat it:
+// the same values written to the same place) and where their outputs for panel column j go.
+inline size_t decode_rows(const Bf16Rows& x, size_t i, float* y, size_t ldy, size_t j, const uint16_t* (&xr)[4], float* (&yr)[4]) {
+    const size_t mt = std::min<size_t>(4, x.m - i);
+    for (size_t r = 0; r < 4; ++r) {
+        const size_t ii = i + std::min(r, mt - 1);
+        xr[r] = x.data.data() + ii * x.k_padded;
+        yr[r] = y + ii * ldy + j;
+    }
+    return mt;
+}
+
 // matmul_decode over the packed layout: panels of two groups, the activation rows as there.
 void matmul_decode_packed(ThreadPool& pool, const Bf16Rows& x, const uint32_t* packed, size_t k, size_t n, float* y,
                           size_t ldy) {
@@ -253,14 +265,9 @@ void matmul_decode_packed(ThreadPool& pool, const Bf16Rows& x, const uint32_t* p
             const size_t j = p * kPanel, nr = std::min(kPanel, n - j);
             const uint32_t* group = packed + j / kPackedGroupRows * gw;
             for (size_t i = 0; i < m; i += 4) {
-                const size_t mt = std::min<size_t>(4, m - i);
                 const uint16_t* xr[4];
                 float* yr[4];
-                for (size_t r = 0; r < 4; ++r) {  // rows past mt repeat the last one: same values, same place
-                    const size_t ii = i + std::min(r, mt - 1);
-                    xr[r] = x.data.data() + ii * x.k_padded;
-                    yr[r] = y + ii * ldy + j;
-                }
+                const size_t mt = decode_rows(x, i, y, ldy, j, xr, yr);
                 // A last panel of one group has no second group to read.
                 if (nr <= kPackedGroupRows) {
                     if (mt == 1) tile_decode_packed<1, 1>(group, gw, xr, k, yr, nr);
@@ -294,14 +301,9 @@ void matmul_decode(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, c
             panel_rows(wbase, rows, k, j, nr, kPanel, wr);
             const char* ahead = !rows && j + 2 * kPanel <= n ? reinterpret_cast<const char*>(wbase + (j + kPanel) * k) : nullptr;
             for (size_t i = 0; i < m; i += 4) {
-                const size_t mt = std::min<size_t>(4, m - i);
                 const uint16_t* xr[4];
                 float* yr[4];
-                for (size_t r = 0; r < 4; ++r) {  // rows past mt repeat the last one: same values, same place
-                    const size_t ii = i + std::min(r, mt - 1);
-                    xr[r] = x.data.data() + ii * x.k_padded;
-                    yr[r] = y + ii * ldy + j;
-                }
+                const size_t mt = decode_rows(x, i, y, ldy, j, xr, yr);
                 const char* fetch = i == 0 ? ahead : nullptr;
                 if (mt == 1) {
                     tile_decode<1, 2>(wr, xr, k, yr, nr, fetch);

@@ -1,9 +1,16 @@
-// Small helpers shared by the exporters: numbers as text, NA for missing values.
+// Small helpers shared by the exporters: numbers as text, NA for missing values; the LOCUS line
+// and the ORIGIN block of a GenBank file.
 #pragma once
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <ostream>
 #include <string>
+
+#include "carbon/storage/project.h"
 
 namespace carbon::storage {
 
@@ -13,6 +20,41 @@ inline std::string num(double v, int digits = 9) {
     char b[40];
     std::snprintf(b, sizeof b, "%.*g", digits, v);
     return b;
+}
+
+// "LOCUS ..." with its line break: `name` with blanks as '_' (`fallback` when empty; names past
+// the strict 16 columns are still read by Biopython and SnapGene, separated by blanks), the
+// length, linear DNA, the division and the date of `iso_time` (ISO 8601; now when it has none).
+inline std::string genbank_locus_line(const std::string& name, const std::string& fallback, size_t length,
+                                      const char* division, const std::string& iso_time) {
+    std::string locus;
+    for (char c : name) locus += std::isspace(static_cast<unsigned char>(c)) ? '_' : c;
+    if (locus.empty()) locus = fallback;
+    static const char* const kMonths[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
+    const std::string when = iso_time.size() >= 10 ? iso_time : utc_now_iso8601();
+    const int month = std::atoi(when.substr(5, 2).c_str());
+    const std::string date = when.substr(8, 2) + "-" + kMonths[(month >= 1 && month <= 12) ? month - 1 : 0] + "-" + when.substr(0, 4);
+    char head[256];
+    std::snprintf(head, sizeof head, "LOCUS       %-16s %11zu bp    DNA     linear   %s %s\n", locus.c_str(), length, division,
+                  date.c_str());
+    return head;
+}
+
+// "ORIGIN", the bases in lower case in blocks of 10, 60 a line after their 1-based position, "//".
+inline void write_genbank_origin(std::ostream& out, const std::string& bases) {
+    out << "ORIGIN\n";
+    for (size_t i = 0; i < bases.size(); i += 60) {
+        char pos[32];
+        std::snprintf(pos, sizeof pos, "%9zu", i + 1);
+        out << pos;
+        for (size_t j = i; j < std::min(i + 60, bases.size()); j += 10) {
+            std::string block = bases.substr(j, 10);
+            for (char& c : block) c = char(std::tolower(static_cast<unsigned char>(c)));
+            out << ' ' << block;
+        }
+        out << '\n';
+    }
+    out << "//\n";
 }
 
 }  // namespace carbon::storage

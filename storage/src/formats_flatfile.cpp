@@ -97,16 +97,8 @@ void write_wrapped(std::ostream& out, const std::string& text, char mode) {
 void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequence_id) {
     const auto s = project.sequence(sequence_id);
     if (!s) throw Error(project.path() + ": no sequence with id " + std::to_string(sequence_id));
-    std::string locus;
-    for (char c : s->name) locus += std::isspace(static_cast<unsigned char>(c)) ? '_' : c;
-    if (locus.empty()) locus = "sequence_" + std::to_string(s->id);
-    static const char* const kMonths[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
-    const std::string when = s->modified.size() >= 10 ? s->modified : utc_now_iso8601();
-    const int month = std::atoi(when.substr(5, 2).c_str());
-    const std::string date = when.substr(8, 2) + "-" + kMonths[(month >= 1 && month <= 12) ? month - 1 : 0] + "-" + when.substr(0, 4);
-    char head[256];
-    std::snprintf(head, sizeof head, "LOCUS       %-16s %11zu bp    DNA     linear   UNA %s\n", locus.c_str(), s->bases.size(), date.c_str());
-    out << head << "DEFINITION  ";
+    out << genbank_locus_line(s->name, "sequence_" + std::to_string(s->id), s->bases.size(), "UNA", s->modified)
+        << "DEFINITION  ";
     write_wrapped(out, s->description.empty() ? std::string(".") : s->description, ' ');
     out << "ACCESSION   .\nVERSION     .\nKEYWORDS    .\nSOURCE      .\n  ORGANISM  .\n"
         << "COMMENT     Exported by Carbon Studio from " << project.path() << " (sequence " << s->id << ", from " << s->origin << ").\n"
@@ -134,19 +126,7 @@ void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequen
             write_wrapped(out, q, mode);
         }
     }
-    out << "ORIGIN\n";
-    for (size_t i = 0; i < s->bases.size(); i += 60) {
-        char pos[32];
-        std::snprintf(pos, sizeof pos, "%9zu", i + 1);
-        out << pos;
-        for (size_t j = i; j < std::min(i + 60, s->bases.size()); j += 10) {
-            std::string block = s->bases.substr(j, 10);
-            for (char& c : block) c = char(std::tolower(static_cast<unsigned char>(c)));
-            out << ' ' << block;
-        }
-        out << '\n';
-    }
-    out << "//\n";
+    write_genbank_origin(out, s->bases);
     if (!out) throw Error("cannot write the GenBank export (disk full?)");
 }
 

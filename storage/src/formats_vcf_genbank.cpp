@@ -57,18 +57,7 @@ void export_variants_tsv(Project& project, std::ostream& out, int64_t sequence_i
 void export_genbank(Project& project, std::ostream& out, int64_t design_id) {
     const auto d = project.design(design_id);
     if (!d) throw Error(project.path() + ": no design with id " + std::to_string(design_id));
-    // LOCUS names are one word of at most 16 characters in the strict column layout; longer ones
-    // are still read by Biopython and SnapGene when separated by blanks.
-    std::string locus;
-    for (char c : d->name) locus += std::isspace(static_cast<unsigned char>(c)) ? '_' : c;
-    if (locus.empty()) locus = "design_" + std::to_string(d->id);
-    static const char* const kMonths[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
-    const std::string created = d->created.size() >= 10 ? d->created : utc_now_iso8601();
-    const int month = std::atoi(created.substr(5, 2).c_str());
-    const std::string date = created.substr(8, 2) + "-" + kMonths[(month >= 1 && month <= 12) ? month - 1 : 0] + "-" + created.substr(0, 4);
-    char head[256];
-    std::snprintf(head, sizeof head, "LOCUS       %-16s %11zu bp    DNA     linear   SYN %s\n", locus.c_str(), d->bases.size(), date.c_str());
-    out << head;
+    out << genbank_locus_line(d->name, "design_" + std::to_string(d->id), d->bases.size(), "SYN", d->created);
     const auto run = project.run(d->run_id);
     out << "DEFINITION  Carbon Studio design " << d->name << " (run " << d->run_id << ", rank " << d->rank << ", design_logp "
         << num(d->design_logp) << ", ranking_logp " << num(d->ranking_logp) << ").\n";
@@ -91,20 +80,7 @@ void export_genbank(Project& project, std::ostream& out, int64_t design_id) {
         out << "                     /note=\"" << note << "\"\n";
         if (!r.template_iupac.empty()) out << "                     /label=\"" << r.template_iupac.substr(0, 60) << "\"\n";
     }
-    out << "ORIGIN\n";
-    for (size_t i = 0; i < d->bases.size(); i += 60) {
-        char pos[32];
-        std::snprintf(pos, sizeof pos, "%9zu", i + 1);
-        out << pos;
-        for (size_t j = i; j < i + 60 && j < d->bases.size(); j += 10)
-        {
-            std::string block = d->bases.substr(j, 10);  // GenBank writes ORIGIN in lower case
-            for (char& c : block) c = char(std::tolower(static_cast<unsigned char>(c)));
-            out << ' ' << block;
-        }
-        out << '\n';
-    }
-    out << "//\n";
+    write_genbank_origin(out, d->bases);
     if (!out) throw Error("cannot write the GenBank export (disk full?)");
 }
 

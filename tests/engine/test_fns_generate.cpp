@@ -14,15 +14,7 @@ using namespace carbon;
 
 namespace {
 
-Model& tiny() {
-    static std::unique_ptr<Model> m = [] {
-        ModelOptions mo;
-        mo.backend = BackendKind::Cpu;
-        mo.threads = 2;
-        return Model::load(testing_support::tiny_model(), mo);
-    }();
-    return *m;
-}
+Model& tiny() { return testing_support::tiny_cpu_model(); }
 
 // 6-mer probabilities after [tags]<dna>context (context a multiple of 6).
 std::vector<float> next_probs(const std::string& context) {

@@ -17,15 +17,7 @@ using namespace carbon;
 
 namespace {
 
-Model& tiny() {
-    static std::unique_ptr<Model> m = [] {
-        ModelOptions mo;
-        mo.backend = BackendKind::Cpu;
-        mo.threads = 2;
-        return Model::load(testing_support::tiny_model(), mo);
-    }();
-    return *m;
-}
+Model& tiny() { return testing_support::tiny_cpu_model(); }
 
 const std::string kContext = "ATGCGCTAGCTACGATCGATCGTAGCTAGCTAGCTAGCTAC";
 const std::string kPos = "<promoter><vertebrate_mammalian>", kNeg = "<promoter><fungi>";
@@ -46,6 +38,18 @@ std::vector<Design> by_index(std::vector<Design> ds) {
 }
 
 std::vector<Design> gen(const DesignRequest& r) { return by_index(generate_designs(tiny().backend(), tiny().tokenizer(), r).designs); }
+
+// Three contrastive designs (w = 2) after a context of whole 6-mers, so that a closed pass of
+// context + design reads the same tokens as generation did.
+DesignRequest contrastive_on_whole_6mers() {
+    DesignRequest g = request(GenerationMode::Fns, 3);
+    g.left_context = kContext.substr(0, 36);
+    g.tags = kPos;
+    g.guidance.mode = TagGuidance::Mode::Contrastive;
+    g.guidance.negative_tags = kNeg;
+    g.guidance.w = 2;
+    return g;
+}
 
 double mean_specificity(const std::vector<Design>& ds) {
     double s = 0;
@@ -106,12 +110,7 @@ TEST(contrastive_guidance_at_zero_is_the_positive_request_and_specificity_rises_
 // The specificity is the exact log-likelihood ratio: over a design of whole 6-mers, its mean times
 // the length equals log P(design | tags) - log P(design | negative tags) from closed passes.
 TEST(specificity_is_the_sequence_log_likelihood_ratio) {
-    DesignRequest g = request(GenerationMode::Fns, 3);
-    g.left_context = kContext.substr(0, 36);
-    g.tags = kPos;
-    g.guidance.mode = TagGuidance::Mode::Contrastive;
-    g.guidance.negative_tags = kNeg;
-    g.guidance.w = 2;
+    const DesignRequest g = contrastive_on_whole_6mers();
     auto loglik = [](const std::string& tags, const std::string& design) {
         DnaEncoding enc = tiny().tokenizer().encode_prompt(tags, kContext.substr(0, 36) + design, false);
         SeqId s = tiny().backend().create_sequence();
@@ -137,12 +136,7 @@ TEST(specificity_is_the_sequence_log_likelihood_ratio) {
 // The editor's specificity track (scoring.h specificity_track) of context + design gives, over the
 // design's bases, the design's own specificity: the same chain-rule values from closed passes.
 TEST(the_specificity_track_agrees_with_the_designs_specificity) {
-    DesignRequest g = request(GenerationMode::Fns, 3);
-    g.left_context = kContext.substr(0, 36);
-    g.tags = kPos;
-    g.guidance.mode = TagGuidance::Mode::Contrastive;
-    g.guidance.negative_tags = kNeg;
-    g.guidance.w = 2;
+    const DesignRequest g = contrastive_on_whole_6mers();
     ScoreOptions o;
     o.context_tokens = size_t(tiny().config().max_position_embeddings);
     for (const Design& d : gen(g)) {

@@ -10,6 +10,7 @@
 #include <vector>
 #include <unistd.h>
 
+#include "carbon/model.h"
 #include "carbon/test_model.h"
 #include "carbon/tokenizer.h"
 
@@ -37,6 +38,17 @@ inline const std::filesystem::path& tiny_model(carbon::TestModelOptions options 
     std::filesystem::path p = dir.path / tag;
     carbon::make_test_model(p, options);
     return made.emplace(tag, p).first->second;
+}
+
+// The default tiny model loaded once on the CPU backend with 2 threads (the generation tests').
+inline carbon::Model& tiny_cpu_model() {
+    static std::unique_ptr<carbon::Model> m = [] {
+        carbon::ModelOptions mo;
+        mo.backend = carbon::BackendKind::Cpu;
+        mo.threads = 2;
+        return carbon::Model::load(tiny_model(), mo);
+    }();
+    return *m;
 }
 
 // Values stored as a weight tensor of dtype t would hold them (bf16/f16 rounded to nearest even).

@@ -82,17 +82,23 @@ def generate(model, out, extra):
     return read_fasta(out)
 
 
-def main():
-    c = Checks()
-    model = os.path.join(W, "tiny")
+def arnt_setup(work):
+    """The tiny model (seed 5) and JASPAR's Arnt (MA0004.1) in `work`: (model folder, the matrix file,
+    Biopython's log-odds matrix at pseudocount PSEUDO, its exact p-value function)."""
+    model = os.path.join(work, "tiny")
     if not os.path.exists(os.path.join(model, "config.json")):
         run([CLI, "make-test-model", "--out", model, "--seed", "5"])
     arnt = jaspardb().fetch_motif_by_id("MA0004.1")
-    jaspar = os.path.join(W, "arnt.jaspar")
+    jaspar = os.path.join(work, "arnt.jaspar")
     with open(jaspar, "w") as f:
         f.write(motifs.write([arnt], "jaspar"))
     pssm = arnt.counts.normalize(pseudocounts=PSEUDO).log_odds()
-    pv = exact_pvalue(pssm)
+    return model, jaspar, pssm, exact_pvalue(pssm)
+
+
+def main():
+    c = Checks()
+    model, jaspar, pssm, pv = arnt_setup(W)
 
     free = generate(model, os.path.join(W, "free.fa"), [])
     bound = generate(model, os.path.join(W, "bound.fa"),

@@ -12,15 +12,12 @@ sys.path.insert(0, os.path.dirname(__file__))
 from carbon_testlib import Checks, bin_path, require_modules, run, work_dir  # noqa: E402
 
 require_modules("Bio", "pyjaspar")
-from Bio import motifs  # noqa: E402
 from Bio.Seq import Seq  # noqa: E402
-from pyjaspar import jaspardb  # noqa: E402
-from test_generate_forbid_matrices import exact_pvalue, read_fasta  # noqa: E402
+from test_generate_forbid_matrices import arnt_setup, read_fasta  # noqa: E402
 
 CLI = bin_path("carbon-cli")
 W = work_dir("generate_require_matrices")
 CONTEXT = "ATGCGCTAGCTACGATCGATCGTAGCTAGCTAGCTAGCTAC"
-PSEUDO = 0.5
 PVALUE = 1e-3
 COUNT = 1000
 LENGTH = 60
@@ -56,15 +53,7 @@ def refused(args, *words):
 
 def main():
     c = Checks()
-    model = os.path.join(W, "tiny")
-    if not os.path.exists(os.path.join(model, "config.json")):
-        run([CLI, "make-test-model", "--out", model, "--seed", "5"])
-    arnt = jaspardb().fetch_motif_by_id("MA0004.1")
-    jaspar = os.path.join(W, "arnt.jaspar")
-    with open(jaspar, "w") as f:
-        f.write(motifs.write([arnt], "jaspar"))
-    pssm = arnt.counts.normalize(pseudocounts=PSEUDO).log_odds()
-    pv = exact_pvalue(pssm)
+    model, jaspar, pssm, pv = arnt_setup(W)
 
     free = generate(model, os.path.join(W, "free.fa"), [])
     bound = generate(model, os.path.join(W, "bound.fa"),
