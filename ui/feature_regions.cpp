@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "carbon/storage/flatfile.h"
 
@@ -13,21 +12,6 @@ namespace carbon::ui {
 namespace st = carbon::storage;
 
 namespace {
-
-// The first of /label, /gene, /locus_tag, /product, /standard_name, /note (as flatfile.h's
-// Feature::display_label), else nothing.
-QString featureName(const st::FeatureRecord& f) {
-    for (const char* k : {"label", "gene", "locus_tag", "product", "standard_name", "note"})
-        for (const auto& [name, value] : f.qualifiers)
-            if (name == k && value && !value->empty()) return QString::fromStdString(*value);
-    return {};
-}
-
-QByteArray qualifiersJson(const st::FeatureRecord& f) {
-    nlohmann::json q = nlohmann::json::array();
-    for (const auto& [name, value] : f.qualifiers) q.push_back({name, value ? nlohmann::json(*value) : nlohmann::json(nullptr)});
-    return QByteArray::fromStdString(q.dump());
-}
 
 // Parts of a stored location, whatever length the sequence had then.
 std::vector<st::LocationPart> storedParts(const std::string& location) {
@@ -40,7 +24,7 @@ QList<Region> featureRegions(const std::vector<st::FeatureRecord>& features, qin
     QList<Region> out;
     for (size_t k = 0; k < features.size(); ++k) {
         const st::FeatureRecord& f = features[k];
-        const QString name = featureName(f);
+        const QString name = QString::fromStdString(st::feature_name(f.qualifiers));
         const QString label = QString::fromStdString(f.key) + (name.isEmpty() ? QString() : QStringLiteral(": ") + name);
         const std::vector<st::LocationPart> parts = st::parse_insdc_location(f.location, length, "feature").parts;
         for (size_t i = 0; i < parts.size(); ++i) {
@@ -54,9 +38,6 @@ QList<Region> featureRegions(const std::vector<st::FeatureRecord>& features, qin
             r.reverse = parts[i].reverse;
             r.beforeStart = parts[i].before_start;
             r.afterEnd = parts[i].after_end;
-            r.featureKey = QString::fromStdString(f.key);
-            r.featureLocation = QString::fromStdString(f.location);
-            r.featureQualifiers = qualifiersJson(f);
             out.append(r);
         }
     }

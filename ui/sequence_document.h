@@ -18,14 +18,11 @@ struct Region {
     QString label;
     QByteArray templ;  // template bases (for a design region), may be empty
     // A part of an imported GenBank / EMBL feature (feature >= 0: its place in the sequence's
-    // stored feature table): which part of its location, its strand and partial ends, and the
-    // feature's key, location and qualifiers (JSON) as stored, carried by every part. Edits move
-    // the parts like any region (a zero-length part, an a^b site, survives unless deleted around);
-    // saving writes the feature back from them.
+    // stored feature table, which keeps its key and qualifiers): which part of its location, its
+    // strand and partial ends. Edits move the parts like any region (a zero-length part, an a^b
+    // site, survives unless deleted around); saving writes the feature back from them.
     int feature = -1, part = 0;
     bool reverse = false, beforeStart = false, afterEnd = false;
-    QString featureKey, featureLocation;
-    QByteArray featureQualifiers;
     bool operator==(const Region&) const = default;
 };
 

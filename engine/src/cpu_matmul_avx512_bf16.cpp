@@ -358,7 +358,7 @@ void matmul_avx512_bf16(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix&
     if (x.m <= kDecodeRows) return matmul_decode(pool, x, w, rows, n, y, ldy);
     thread_local std::vector<uint32_t> packed_rows;  // the caller's; the workers read it through the pointer
     pack_rows(pool, x, packed_rows);
-    if (w.packed) matmul_prefill<12, 2, kPackedStride>(pool, x, packed_rows.data(), w, rows, n, y, ldy);
+    if (w.packed) matmul_prefill<kPanelRows, 2, kPackedStride>(pool, x, packed_rows.data(), w, rows, n, y, ldy);
     else matmul_prefill<kPanelRows, 2, kRowMajorStride>(pool, x, packed_rows.data(), w, rows, n, y, ldy);
 }
 

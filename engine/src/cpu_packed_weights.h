@@ -30,7 +30,6 @@ public:
     ~PackedWeights();
 
     const uint32_t* data() const { return data_; }
-    size_t bytes() const { return bytes_; }
 
 private:
     friend PackedWeights pack_weights(ThreadPool&, const WeightMatrix&, const int32_t*, size_t, const char*);

@@ -113,13 +113,13 @@ private:
             if (top) {
                 if (open_quote) unterminated(*f);
                 f = nullptr;
-                const std::string key = words(line).empty() ? std::string() : words(line)[0];
+                const auto top_words = words(line);
+                const std::string key = top_words.empty() ? std::string() : top_words[0];
                 if (key == "DEFINITION") {
                     r.description = trim(std::string_view(line).substr(std::min<size_t>(line.size(), 10)));
                     state = Definition;
                 } else if (key == "VERSION") {
-                    const auto v = words(line);
-                    if (v.size() >= 2) r.accession = v[1];
+                    if (top_words.size() >= 2) r.accession = top_words[1];
                     state = Header;
                 } else if (key == "FEATURES") {
                     state = Features;
@@ -313,11 +313,16 @@ private:
 
 }  // namespace
 
-std::string Feature::display_label() const {
+std::string feature_name(const std::vector<std::pair<std::string, std::optional<std::string>>>& qualifiers) {
     for (const char* k : {"label", "gene", "locus_tag", "product", "standard_name", "note"})
         for (const auto& [name, value] : qualifiers)
             if (name == k && value && !value->empty()) return *value;
-    return key;
+    return {};
+}
+
+std::string Feature::display_label() const {
+    std::string name = feature_name(qualifiers);
+    return name.empty() ? key : name;
 }
 
 FlatFile read_flat_file(const std::string& path) {

@@ -110,8 +110,6 @@ def export_round_trip(c, path, fmt, work):
         if a != b:
             first = next(((x, y) for x, y in zip(a, b) if x != y), (len(a), len(b)))
             c.check(False, f"{path} #{i}: Biopython reads other features from our export: {first}")
-        else:
-            c.check(True, "")
     return len(want)
 
 

@@ -51,9 +51,13 @@ struct Feature {
     // a quote), continuation lines joined with one blank (/translation without).
     std::vector<std::pair<std::string, std::optional<std::string>>> qualifiers;
     size_t line = 0;  // where the feature's key is
-    // The first of /label, /gene, /locus_tag, /product, /standard_name, /note; else the key.
+    // feature_name of its qualifiers; else the key.
     std::string display_label() const;
 };
+
+// What names a feature for a reader: the first of /label, /gene, /locus_tag, /product,
+// /standard_name, /note with a value; empty when it has none of them.
+std::string feature_name(const std::vector<std::pair<std::string, std::optional<std::string>>>& qualifiers);
 
 struct FlatRecord {
     std::string format;       // "genbank" or "embl"
