@@ -13,6 +13,7 @@
 #include "carbon/model_catalog.h"
 #include "carbon/rope.h"
 #include "carbon/thread_pool.h"
+#include "cpu_matmul_paths.h"
 #include "cpu_ops.h"
 #include "cpu_packed_weights.h"
 
@@ -68,6 +69,7 @@ public:
         block_floats_ = size_t(cfg_.num_hidden_layers) * 2 * n_kv_ * kBlockTokens * hd_;
         weights_bytes_ = ckpt.archive().total_bytes();
         if (cpu::isa_for_dtype(isa_, w_.dtype) == cpu::Isa::Avx512Bf16) pack_weights(ckpt.archive());
+        if (cpu::isa_for_dtype(isa_, w_.dtype) == cpu::Isa::Amx) cpu::detail::amx_kernel_choice();  // refuses a bad CARBON_AMX_KERNEL now
     }
 
     std::string name() const override { return "cpu"; }
@@ -86,6 +88,8 @@ public:
            << " weights, " << (cpu::isa_rounds_activations(path) ? "bf16 matmul inputs, fp32 sums, " : "fp32 activations, ")
            << "fp32 KV cache";
         if (!packed_.empty()) os << ", weights packed for the kernel";
+        if (path == cpu::Isa::Amx && cpu::detail::amx_kernel_choice() == cpu::detail::AmxKernel::KBlocked)
+            os << ", k-blocked AMX prefill (CARBON_AMX_KERNEL)";
         return os.str();
     }
 

@@ -56,9 +56,28 @@ void matmul_avx512_bf16(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix&
                         float* y, size_t ldy);
 
 // AMX tiles: per output, tdpbf16ps over the 32-element blocks of k in order (the last block
-// zero-padded), accumulated in the tile.
+// zero-padded), accumulated in the tile. Two kernels give these same bits with different blocking
+// (cpu_amx_kernels.inc); matmul_amx takes amx_kernel_choice().
+enum class AmxKernel { InPlace, KBlocked };
+// The k-blocked kernel's chunks: k_blocks 32-wide blocks of k (a 32-row panel's chunk is 2 x
+// k_blocks 1 KB tiles, in L1) against row_blocks 16-row activation blocks (in L2) at a time.
+struct AmxBlocking {
+    size_t k_blocks = 8, row_blocks = 8;
+};
+// row_blocks for about 768 KB of packed activations per chunk, even, 2 to 64.
+inline AmxBlocking amx_blocking_for(size_t k_padded) {
+    const size_t fit = (size_t(768) << 10) / (k_padded * 2 * 16);
+    return {8, std::clamp<size_t>(fit & ~size_t(1), 2, 64)};
+}
+// CARBON_AMX_KERNEL=in-place (the default) or k-blocked, read once: which kernel matmul_amx
+// runs, so both can be measured in the whole model by one binary (docs/benchmarks.md). Throws
+// Error naming the variable for any other value.
+AmxKernel amx_kernel_choice();
+const char* amx_kernel_name(AmxKernel kernel);
 void matmul_amx(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, const int32_t* rows, size_t n, float* y,
                 size_t ldy);
+void matmul_amx(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, const int32_t* rows, size_t n, float* y,
+                size_t ldy, AmxKernel kernel);
 
 // rmsnorm (cpu_ops.h) 16 lanes at a time: the squares summed in double in another order, the same
 // scaling; out may be x.

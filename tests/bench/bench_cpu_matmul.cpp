@@ -1,7 +1,8 @@
 // The CPU matmul paths alone (cpu_isa.h), at the carbon-500m / carbon-3b projection shapes and the
 // row counts decode and prefill use: best-of-N seconds, GFLOP/s and, for the weights, GB/s read.
 // avx512-bf16 runs twice: on the weights in place and on its packed copy (cpu_packed_weights.h,
-// as the CPU backend gives it). A benchmark, not a test (docs/benchmarks.md):
+// as the CPU backend gives it); amx twice: its in-place and its k-blocked kernel
+// (cpu_amx_kernels.inc). A benchmark, not a test (docs/benchmarks.md):
 //   build/bin/bench_cpu_matmul [--threads N] [--repeat N] [--paths amx,avx512-bf16,...] [--shape 500m|3b]
 #include <algorithm>
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "carbon/common.h"
+#include "cpu_matmul_paths.h"
 #include "cpu_ops.h"
 #include "cpu_packed_weights.h"
 
@@ -75,15 +77,25 @@ int main(int argc, char** argv) {
             std::vector<float> x(m * s.k), y(m * s.n);
             for (auto& v : x) v = nd(rng);
             for (cpu::Isa isa : isas)
-                for (bool pack : {false, true}) {
-                    if (pack && isa != cpu::Isa::Avx512Bf16) continue;
+                for (int variant : {0, 1}) {
+                    // avx512-bf16: in place, then packed; amx: the in-place kernel, then the k-blocked one.
+                    if (variant && isa != cpu::Isa::Avx512Bf16 && isa != cpu::Isa::Amx) continue;
+                    const bool pack = variant && isa == cpu::Isa::Avx512Bf16;
+                    const auto amx = variant ? cpu::detail::AmxKernel::KBlocked : cpu::detail::AmxKernel::InPlace;
                     double best = 1e30;
                     for (int r = 0; r < repeat; ++r) {
                         const auto t0 = std::chrono::steady_clock::now();
-                        cpu::matmul_wt(pool, isa, x.data(), m, s.k, pack ? wp : wm, nullptr, s.n, y.data(), s.n);
+                        if (isa == cpu::Isa::Amx) {  // what matmul_wt does, with the kernel named
+                            thread_local cpu::detail::Bf16Rows xb;
+                            cpu::detail::round_rows_to_bf16(pool, x.data(), m, s.k, s.k, xb);
+                            cpu::detail::matmul_amx(pool, xb, wm, nullptr, s.n, y.data(), s.n, amx);
+                        } else {
+                            cpu::matmul_wt(pool, isa, x.data(), m, s.k, pack ? wp : wm, nullptr, s.n, y.data(), s.n);
+                        }
                         best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
                     }
-                    const std::string name = std::string(cpu::isa_name(isa)) + (pack ? " packed" : "");
+                    const std::string name = std::string(cpu::isa_name(isa)) + (pack ? " packed" : "") +
+                                             (isa == cpu::Isa::Amx ? std::string(" ") + cpu::detail::amx_kernel_name(amx) : "");
                     std::printf("%-18s %-8s %6zu %10.3f %10.1f %10.1f\n", name.c_str(), s.name, m, best * 1e3,
                                 2.0 * double(m * s.n * s.k) / best / 1e9, double(w.size() * 2) / best / 1e9);
                 }
