@@ -168,17 +168,17 @@ TEST(emulated_k_blocked_kernel_gives_the_in_place_bits) {
 }
 
 // The chunking stays within the caches it is sized for: a panel's chunk in L1 (16 KB of A tiles),
-// a row chunk's packed activations within 768 KB unless at the 2-block floor.
+// a row chunk's packed activations within 384 KB unless at the 2-block floor.
 TEST(k_blocked_chunks_fit_their_caches) {
     for (size_t kp : {32, 288, 1024, 3072, 8448, 14336, 1 << 20}) {
         const AmxBlocking bl = amx_blocking_for(kp);
         CHECK_EQ(bl.k_blocks * 2 * sizeof(ATile), size_t(16384));
         CHECK(bl.row_blocks >= 2 && bl.row_blocks <= 64 && bl.row_blocks % 2 == 0);
-        CHECK(bl.row_blocks == 2 || bl.row_blocks * 16 * kp * 2 <= (size_t(768) << 10));
-        CHECK(bl.row_blocks == 64 || (bl.row_blocks + 2) * 16 * kp * 2 > (size_t(768) << 10));
+        CHECK(bl.row_blocks == 2 || bl.row_blocks * 16 * kp * 2 <= (size_t(384) << 10));
+        CHECK(bl.row_blocks == 64 || (bl.row_blocks + 2) * 16 * kp * 2 > (size_t(384) << 10));
     }
-    CHECK_EQ(amx_blocking_for(1024).row_blocks, size_t(24));
-    CHECK_EQ(amx_blocking_for(3072).row_blocks, size_t(8));
+    CHECK_EQ(amx_blocking_for(1024).row_blocks, size_t(12));
+    CHECK_EQ(amx_blocking_for(3072).row_blocks, size_t(4));
 }
 
 TEST(avx512_bf16_activation_packing_is_the_documented_layout) {
