@@ -13,11 +13,15 @@ namespace carbon::cpu::detail {
 const char* amx_kernel_name(AmxKernel kernel) { return kernel == AmxKernel::KBlocked ? "k-blocked" : "in-place"; }
 
 AmxKernel amx_kernel_choice() {
-    static const char* const env = std::getenv("CARBON_AMX_KERNEL");
-    const std::string v = env ? env : "";
-    if (v.empty() || v == "in-place") return AmxKernel::InPlace;
-    if (v == "k-blocked") return AmxKernel::KBlocked;
-    throw Error("CARBON_AMX_KERNEL=" + v + ": expected in-place or k-blocked");
+    // A bad value throws out of the initialisation, which is then tried again on the next call.
+    static const AmxKernel kernel = [] {
+        const char* env = std::getenv("CARBON_AMX_KERNEL");
+        const std::string v = env ? env : "";
+        if (v.empty() || v == "in-place") return AmxKernel::InPlace;
+        if (v == "k-blocked") return AmxKernel::KBlocked;
+        throw Error("CARBON_AMX_KERNEL=" + v + ": expected in-place or k-blocked");
+    }();
+    return kernel;
 }
 
 }  // namespace carbon::cpu::detail

@@ -67,7 +67,7 @@ struct AmxBlocking {
 // row_blocks for about 384 KB of packed activations per chunk (with a task's weights, within a
 // 2 MB L2: tests/bench/amx_cache_model.sh), even, 2 to 64.
 inline AmxBlocking amx_blocking_for(size_t k_padded) {
-    const size_t fit = (size_t(384) << 10) / (k_padded * 2 * 16);
+    const size_t fit = (size_t(384) << 10) / (std::max<size_t>(k_padded, 32) * 2 * 16);
     return {8, std::clamp<size_t>(fit & ~size_t(1), 2, 64)};
 }
 // CARBON_AMX_KERNEL=in-place (the default) or k-blocked, read once: which kernel matmul_amx

@@ -8,9 +8,17 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 BIN="${CARBON_BIN:-build/bin}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+if [ ! -x "$BIN/amx_cache_model" ]; then
+  echo "amx_cache_model.sh: $BIN/amx_cache_model is missing: build first (bash packaging/setup.sh)" >&2
+  exit 1
+fi
 if ! command -v valgrind >/dev/null; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "amx_cache_model.sh: valgrind is missing and there is no sudo to install it" >&2; exit 1; }
+    SUDO="sudo"
+  fi
+  $SUDO apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends valgrind >&2
 fi
 out=$(mktemp -d)
@@ -21,8 +29,16 @@ for shape in "q/o 128 1024" "gate/up 384 1024" "down 128 3072"; do
   set -- $shape
   for m in 65 520; do
     for kernel in in-place k-blocked; do
-      valgrind --tool=callgrind --cache-sim=yes --D1=49152,12,64 --LL=2097152,16,64 --toggle-collect='*run_amx*' \
-        --callgrind-out-file="$out/cg" "$BIN/amx_cache_model" "$kernel" "$m" "$2" "$3" >/dev/null 2>"$out/log"
+      if ! valgrind --tool=callgrind --cache-sim=yes --D1=49152,12,64 --LL=2097152,16,64 --toggle-collect='*run_amx*' \
+        --callgrind-out-file="$out/cg" "$BIN/amx_cache_model" "$kernel" "$m" "$2" "$3" >/dev/null 2>"$out/log"; then
+        cat "$out/log" >&2
+        exit 1
+      fi
+      if ! grep -q "Collected : [1-9]" "$out/log"; then
+        echo "amx_cache_model.sh: callgrind collected nothing in run_amx (renamed or inlined?):" >&2
+        cat "$out/log" >&2
+        exit 1
+      fi
       # "==PID== Collected : Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw"; tile products: row blocks x panels x k blocks x 2
       awk -v name="$1" -v m="$m" -v kernel="$kernel" -v n="$2" -v k="$3" '/Collected/ {
         l1 = $8 + $9; l2 = $11 + $12; tdp = int((m + 15) / 16) * (n / 32) * int((k + 31) / 32) * 2

@@ -17,8 +17,16 @@ if [ ! -f "$MODEL/config.json" ]; then
   build/bin/carbon-cli make-test-model --preset carbon-500m --out "$MODEL" --seed 1
 fi
 if ! build/bin/carbon-cli info --model "$MODEL" --cpu-kernels amx >/dev/null 2>build/bench/amx_kernels.err; then
-  echo "amx_kernels_bench: skipped: $(tail -1 build/bench/amx_kernels.err)" >&2
-  exit 77
+  if grep -q "cannot run on this CPU" build/bench/amx_kernels.err; then
+    echo "amx_kernels_bench: skipped: $(tail -1 build/bench/amx_kernels.err)" >&2
+    exit 77
+  fi
+  cat build/bench/amx_kernels.err >&2
+  exit 1
+fi
+if ! "$PY" -c "import torch, transformers" 2>/dev/null; then
+  echo "amx_kernels_bench: $PY cannot import torch and transformers (the peer): bash tests/setup-test-deps.sh" >&2
+  exit 1
 fi
 {
   echo "== machine: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p'), $(nproc) cores, threads $THREADS, $(date -u +%F)"

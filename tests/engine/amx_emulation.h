@@ -7,7 +7,10 @@
 // even product then the odd one added in fp32, rounding to nearest even; denormal inputs read as
 // zero and denormal results flushed to zero. Tiles are 16 rows of 64 bytes (the configuration the
 // kernels load); using one before the configuration is loaded, or after it is released, is
-// counted as misuse (the hardware faults).
+// counted as misuse (the hardware faults). What it cannot show: a missing CARBON_TILE_BARRIER (its
+// tile instructions are ordinary function calls), a misaligned transposed store, or the hardware's
+// own order of additions (the kernels' reference shares dot_pair with it; the tiles themselves are
+// checked against it only on a CPU with AMX).
 #pragma once
 
 #include <atomic>
@@ -35,6 +38,11 @@ inline std::atomic<size_t>& misuse() {
     static std::atomic<size_t> n{0};
     return n;
 }
+// Tile loads made, by every thread (which kernel ran shows in how many it made).
+inline std::atomic<size_t>& loads() {
+    static std::atomic<size_t> n{0};
+    return n;
+}
 inline Tiles& use() {
     Tiles& s = tiles();
     if (!s.configured) ++misuse();
@@ -58,6 +66,7 @@ inline void release() {
 inline void zero(int t) { std::memset(use().t[t], 0, sizeof use().t[t]); }
 inline void load(int t, const void* p, size_t stride) {
     Tiles& s = use();
+    ++loads();
     for (int r = 0; r < 16; ++r) std::memcpy(s.t[t][r], static_cast<const char*>(p) + r * stride, 64);
 }
 inline void store(int t, void* p, size_t stride) {

@@ -3,7 +3,8 @@
 // weight row, bit for bit, at awkward sizes (k across the 32-wide blocks, n across the 32-row
 // panels, m across the 16-row blocks and their pairs, the DNA-row indirection); the k-blocked
 // kernel gives the in-place kernel's bits at every chunking, including chunks of one block and
-// one row block; columns past n are never written. On a CPU with AMX the tile instructions
+// one row block (the kernel called directly, and run_amx shown to take it); columns past n are
+// never written. On a CPU with AMX the tile instructions
 // themselves: both kernels the same bits, and within fp32 rounding of the emulation. The
 // activation packing they read (pack_rows) is checked against its documented layout where
 // the CPU runs it (AVX-512 BF16).
@@ -105,6 +106,14 @@ std::vector<float> run(ThreadPool& pool, const Inputs& in, AmxKernel kernel, con
     return y;
 }
 
+// The k-blocked kernel itself, whatever the row count (run_amx takes it only past two row blocks).
+std::vector<float> run_k_blocked(ThreadPool& pool, const Inputs& in, const AmxBlocking& bl, size_t ldy) {
+    std::vector<float> y(in.pr.m * ldy, kUnwritten);
+    const AmxCall c = in.call(y.data(), ldy);
+    pool.parallel_for(c.panels(), 1, [&](size_t p0, size_t p1, int) { amx_k_blocked(c, bl, p0, p1); });
+    return y;
+}
+
 std::string where(const Problem& p) {
     return "m " + std::to_string(p.m) + " n " + std::to_string(p.n) + " k " + std::to_string(p.k) +
            (p.use_rows ? " (row list)" : "");
@@ -153,7 +162,7 @@ TEST(emulated_k_blocked_kernel_gives_the_in_place_bits) {
         const size_t kp = in.k_padded;
         for (const AmxBlocking& bl : {AmxBlocking{1, 1}, AmxBlocking{2, 2}, AmxBlocking{3, 3}, AmxBlocking{8, 4},
                                       amx_blocking_for(kp)}) {
-            const auto got = run(pool, in, AmxKernel::KBlocked, bl, ldy);
+            const auto got = run_k_blocked(pool, in, bl, ldy);
             ++runs;
             if (std::memcmp(got.data(), want.data(), got.size() * 4) != 0) {
                 std::fprintf(stderr, "  %s, chunks of %zu k blocks x %zu row blocks: other bits than in place\n",
@@ -167,6 +176,27 @@ TEST(emulated_k_blocked_kernel_gives_the_in_place_bits) {
     std::fprintf(stderr, "  %zu runs of the k-blocked kernel equal to the in-place kernel bit for bit\n", runs);
 }
 
+// run_amx takes the k-blocked kernel when asked and there are more than two row blocks (told
+// apart by the tile loads: the k-blocked kernel reloads its C tiles between chunks of k).
+TEST(run_amx_takes_the_k_blocked_kernel_past_two_row_blocks) {
+    ThreadPool pool(2);
+    std::mt19937 rng(9);
+    const AmxBlocking bl{1, 2};
+    auto loads = [&](auto&& fn) {
+        const size_t before = amx_emulation::loads();
+        fn();
+        return size_t(amx_emulation::loads()) - before;
+    };
+    for (size_t m : {32, 33, 100}) {
+        const Inputs in({m, 40, 100, false}, rng);
+        const size_t in_place = loads([&] { run(pool, in, AmxKernel::InPlace, bl, in.pr.n); });
+        const size_t asked = loads([&] { run(pool, in, AmxKernel::KBlocked, bl, in.pr.n); });
+        const size_t direct = loads([&] { run_k_blocked(pool, in, bl, in.pr.n); });
+        CHECK(direct != in_place);
+        CHECK_EQ(asked, m > 32 ? direct : in_place);
+    }
+}
+
 // The chunking stays within the caches it is sized for: a panel's chunk in L1 (16 KB of A tiles),
 // a row chunk's packed activations within 384 KB unless at the 2-block floor.
 TEST(k_blocked_chunks_fit_their_caches) {
@@ -177,6 +207,7 @@ TEST(k_blocked_chunks_fit_their_caches) {
         CHECK(bl.row_blocks == 2 || bl.row_blocks * 16 * kp * 2 <= (size_t(384) << 10));
         CHECK(bl.row_blocks == 64 || (bl.row_blocks + 2) * 16 * kp * 2 > (size_t(384) << 10));
     }
+    CHECK_EQ(amx_blocking_for(0).row_blocks, size_t(64));  // k = 0: nothing to block, no division by zero
     CHECK_EQ(amx_blocking_for(1024).row_blocks, size_t(12));
     CHECK_EQ(amx_blocking_for(3072).row_blocks, size_t(4));
 }
