@@ -1,5 +1,6 @@
 // carbon-cli generate: designs (FNS or direct 6-mer) with templates, constraints, a left context
 // and a right flank, written as FASTA whose headers carry the run's settings and scores.
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -62,6 +63,8 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
   either strand with a p-value of P or less (default 1e-4) lying wholly inside design positions
   FROM-TO (1-based, inclusive; default the whole design): enforced while generating, so the site
   is where the model's own choices make one, and at the latest in the span's last window.
+  --gc MIN-MAX: each design's G+C content within the window, as fractions (0.4-0.6) or
+  percentages (40%-60%); enforced while generating.
 )";
 
 }  // namespace
@@ -130,14 +133,28 @@ int cmd_generate(const std::vector<std::string>& argv) {
                 {make_pssm(m, uniform_background(), 0.5), -1e300, m.id + " (" + m.name + ")", from, to, p});
     }
     if (auto gc = a.get("gc")) {
+        // Fractions (0.4-0.6) or percentages (40%-60%); 40-60 is refused with both spellings shown.
         auto dash = gc->find('-');
-        char* end = nullptr;
-        if (dash == std::string::npos) throw Error("--gc must be MIN-MAX, e.g. 0.4-0.6");
+        if (dash == std::string::npos) throw Error("--gc must be MIN-MAX, e.g. 0.4-0.6 or 40%-60%");
         std::string lo = gc->substr(0, dash), hi = gc->substr(dash + 1);
-        req.constraints.gc_min = std::strtod(lo.c_str(), &end);
-        if (lo.empty() || *end) throw Error("--gc: '" + lo + "' is not a number");
-        req.constraints.gc_max = std::strtod(hi.c_str(), &end);
-        if (hi.empty() || *end) throw Error("--gc: '" + hi + "' is not a number");
+        const bool lo_pct = !lo.empty() && lo.back() == '%', hi_pct = !hi.empty() && hi.back() == '%';
+        if (lo_pct != hi_pct)
+            throw Error("--gc " + *gc + ": write both bounds as fractions (0.4-0.6) or both as percentages (40%-60%)");
+        if (lo_pct) {
+            lo.pop_back();
+            hi.pop_back();
+        }
+        auto bound = [&](const std::string& text) {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end || !std::isfinite(v)) throw Error("--gc: '" + text + "' is not a number");
+            return lo_pct ? v / 100.0 : v;
+        };
+        req.constraints.gc_min = bound(lo);
+        req.constraints.gc_max = bound(hi);
+        if (!lo_pct && (req.constraints.gc_min > 1.0 || req.constraints.gc_max > 1.0))
+            throw Error("--gc " + *gc + ": GC content is a fraction from 0 to 1; for percentages write " + lo + "%-" + hi +
+                        "%");
     }
     req.max_backtracks = size_t(a.integer("max-backtracks", 512, 0, 1 << 30));
     const std::string out_path = a.required("out");
