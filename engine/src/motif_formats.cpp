@@ -51,8 +51,6 @@ std::vector<std::string_view> words(std::string_view s) {
     return out;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 class Reader {
 public:
     Reader(std::string_view text, std::string origin) : lines_(split_lines(text)), origin_(std::move(origin)) {}
@@ -158,11 +156,11 @@ std::vector<Motif> read_meme(const Reader& r) {
     const auto& ls = r.lines();
     for (size_t i = 0; i < ls.size(); ++i) {
         const Line& l = ls[i];
-        if (starts_with(l.text, "ALPHABET")) {
+        if (l.text.starts_with("ALPHABET")) {
             std::string_view a = trim(l.text.substr(l.text.find('=') == std::string_view::npos ? 8 : l.text.find('=') + 1));
             if (a != "ACGT") r.fail(l, "alphabet '" + std::string(a) + "': only DNA motifs (ACGT) can be scanned");
         }
-        if (!starts_with(l.text, "MOTIF")) continue;
+        if (!l.text.starts_with("MOTIF")) continue;
         const auto w = words(l.text);
         if (w.size() < 2) r.fail(l, "a MOTIF line without a motif id");
         Motif m;
@@ -170,8 +168,8 @@ std::vector<Motif> read_meme(const Reader& r) {
         m.name = w.size() > 2 ? std::string(w[2]) : m.id;
         m.source = r.where(l);
         size_t j = i + 1;
-        while (j < ls.size() && !starts_with(ls[j].text, "letter-probability matrix") && !starts_with(ls[j].text, "MOTIF")) ++j;
-        if (j >= ls.size() || !starts_with(ls[j].text, "letter-probability matrix"))
+        while (j < ls.size() && !ls[j].text.starts_with("letter-probability matrix") && !ls[j].text.starts_with("MOTIF")) ++j;
+        if (j >= ls.size() || !ls[j].text.starts_with("letter-probability matrix"))
             r.fail(l, "motif '" + m.id + "' has no 'letter-probability matrix:' line");
         const Line& head = ls[j];
         const auto hw = words(head.text.substr(head.text.find(':') + 1));
@@ -229,7 +227,7 @@ std::vector<Motif> read_transfac(const Reader& r) {
     };
     for (const Line& l : r.lines()) {
         if (l.text.empty()) continue;
-        if (starts_with(l.text, "//")) { finish(); continue; }
+        if (l.text.starts_with("//")) { finish(); continue; }
         if (!start) { start = &l; m.source = r.where(l); }
         const auto w = words(l.text);
         const std::string_view code = w[0];
@@ -265,8 +263,8 @@ std::vector<Motif> parse_motifs(std::string_view text, const std::string& origin
     const Reader r(text, origin);
     bool meme = false, transfac = false;
     for (const Line& l : r.lines()) {
-        if (starts_with(l.text, "MEME version")) meme = true;
-        if (starts_with(l.text, "P0 ") || starts_with(l.text, "PO ") || starts_with(l.text, "P0\t") || starts_with(l.text, "PO\t"))
+        if (l.text.starts_with("MEME version")) meme = true;
+        if (l.text.starts_with("P0 ") || l.text.starts_with("PO ") || l.text.starts_with("P0\t") || l.text.starts_with("PO\t"))
             transfac = true;
     }
     std::string stem = std::filesystem::path(origin).stem().string();

@@ -51,8 +51,6 @@ std::vector<std::string> words(std::string_view s) {
     return w;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 class Parser {
 public:
     Parser(ByteSource& src, std::string name) : lines_(src, name, "GenBank/EMBL", kMaxLine), name_(std::move(name)) {}
@@ -60,9 +58,9 @@ public:
     FlatFile parse() {
         std::string line;
         while (next(line)) {
-            if (starts_with(line, "LOCUS")) {
+            if (line.starts_with("LOCUS")) {
                 genbank(line);
-            } else if (starts_with(line, "ID   ")) {
+            } else if (line.starts_with("ID   ")) {
                 embl(line);
             } else if (!out_.records.empty() && trim(line).empty()) {
                 continue;
@@ -105,7 +103,7 @@ private:
         Feature* f = nullptr;
         bool open_quote = false;
         while (next(line)) {
-            if (starts_with(line, "//")) {
+            if (line.starts_with("//")) {
                 if (open_quote) unterminated(*f);
                 return finish(std::move(r), declared);
             }
@@ -161,7 +159,7 @@ private:
         Feature* f = nullptr;
         bool open_quote = false, in_sequence = false;
         while (next(line)) {
-            if (starts_with(line, "//")) {
+            if (line.starts_with("//")) {
                 if (open_quote) unterminated(*f);
                 if (r.accession.empty() && !accession.empty()) r.accession = version.empty() ? accession : accession + "." + version;
                 return finish(std::move(r), declared);
@@ -339,7 +337,7 @@ bool looks_like_flat_file(std::string_view head) {
     size_t i = 0;
     while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
     const std::string_view s = head.substr(i);
-    if (starts_with(s, "LOCUS ") || starts_with(s, "ID   ")) return true;
+    if (s.starts_with("LOCUS ") || s.starts_with("ID   ")) return true;
     // An NCBI division file: a release header, then the first LOCUS at the start of a line.
     return !s.empty() && s[0] != '>' && head.find("\nLOCUS       ") != std::string_view::npos;
 }

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
     const size_t H = shape == "3b" ? 3072 : 1024, F = shape == "3b" ? 8448 : 3072;
     const std::vector<Shape> shapes = {{"qkv/o  ", H, H}, {"gate/up", F, H}, {"down   ", H, F}};
     ThreadPool pool(threads);
+    cpu::detail::Bf16Rows xb;  // the amx rows' rounded activations
     std::printf("CPU flags: %s; %d threads; carbon-%s projection shapes, bf16 weights\n", cpu::cpu_flags_summary().c_str(),
                 pool.size(), shape.c_str());
     std::printf("%-18s %-8s %6s %10s %10s %10s\n", "path", "matrix", "rows", "ms", "GFLOP/s", "weights GB/s");
@@ -86,7 +87,6 @@ int main(int argc, char** argv) {
                     for (int r = 0; r < repeat; ++r) {
                         const auto t0 = std::chrono::steady_clock::now();
                         if (isa == cpu::Isa::Amx) {  // what matmul_wt does, with the kernel named
-                            thread_local cpu::detail::Bf16Rows xb;
                             cpu::detail::round_rows_to_bf16(pool, x.data(), m, s.k, s.k, xb);
                             cpu::detail::matmul_amx(pool, xb, wm, nullptr, s.n, y.data(), s.n, amx);
                         } else {

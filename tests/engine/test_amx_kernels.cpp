@@ -8,8 +8,10 @@
 // themselves: both kernels the same bits, and within fp32 rounding of the emulation. The
 // activation packing they read (pack_rows) is checked against its documented layout where
 // the CPU runs it (AVX-512 BF16).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -19,9 +21,6 @@
 #include "cpu_isa.h"
 #include "cpu_matmul_paths.h"
 #include "amx_emulation.h"
-
-#include <algorithm>
-#include <cstring>
 
 namespace carbon::cpu::detail {
 #include "cpu_amx_kernels.inc"

@@ -5,18 +5,13 @@ spellings, or a bound that is not a finite number are refused with a message tha
 write it, before any model is loaded."""
 import os
 import subprocess
+import sys
 
-from carbon_testlib import bin_path, run, work_dir
-
-FAILURES = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
+from carbon_testlib import Checks, bin_path, run, work_dir
 
 
 def main():
+    c = Checks()
     cli = bin_path("carbon-cli")
     d = work_dir("cli-generate-gc")
     model = os.path.join(d, "tiny")
@@ -31,18 +26,18 @@ def main():
     for window in ("0.4-0.6", "40%-60%"):
         out = os.path.join(d, window.replace("%", "pct") + ".fa")
         r = generate(window, out)
-        check(r.returncode == 0, f"--gc {window}: exit {r.returncode}: {r.stderr}")
+        c.check(r.returncode == 0, f"--gc {window}: exit {r.returncode}: {r.stderr}")
         with open(out) as f:
             outs[window] = f.read()
         seqs = [line.strip() for line in outs[window].splitlines() if line and not line.startswith(">")]
-        check(len(seqs) == 4, f"--gc {window}: {len(seqs)} designs")
+        c.check(len(seqs) == 4, f"--gc {window}: {len(seqs)} designs")
         for s in seqs:
             gc = sum(c in "GC" for c in s) / len(s)
-            check(0.4 - 1e-9 <= gc <= 0.6 + 1e-9, f"--gc {window}: design {s} has GC {gc:.3f}")
+            c.check(0.4 - 1e-9 <= gc <= 0.6 + 1e-9, f"--gc {window}: design {s} has GC {gc:.3f}")
     # The headers keep the window as the user wrote it (gc=0.4-0.6 / gc=40%-60%); all else is the same.
     def without_window(text, window):
         return text.replace(" gc=" + window + " ", " gc=WINDOW ")
-    check(without_window(outs["0.4-0.6"], "0.4-0.6") == without_window(outs["40%-60%"], "40%-60%"),
+    c.check(without_window(outs["0.4-0.6"], "0.4-0.6") == without_window(outs["40%-60%"], "40%-60%"),
           "fractions and percentages gave different designs")
 
     missing = os.path.join(d, "no-model")  # refusals come before the model is read
@@ -53,14 +48,10 @@ def main():
                            ("0.7-0.3", "0 <= min <= max <= 1")):
         r = subprocess.run([cli, "generate", "--model", model if window == "0.7-0.3" else missing, "--length", "30",
                             "--gc", window, "--out", os.path.join(d, "x.fa")], capture_output=True, text=True)
-        check(r.returncode == 1 and expect in r.stderr, f"--gc {window}: exit {r.returncode}, stderr {r.stderr!r}")
+        c.check(r.returncode == 1 and expect in r.stderr, f"--gc {window}: exit {r.returncode}, stderr {r.stderr!r}")
 
-    if FAILURES:
-        for f in FAILURES:
-            print("FAIL", f)
-        raise SystemExit(1)
-    print("ok: --gc as fractions and as percentages gives the same designs; bad windows refused with the spelling")
+    return c.done()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

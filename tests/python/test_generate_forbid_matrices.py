@@ -56,24 +56,27 @@ def exact_pvalue(pssm):
     return p
 
 
+def window_hits(pssm, pv, seq, starts, pvalue, strict):
+    """Windows of seq starting at `starts` whose p-value on either strand is surely (strict) or
+    possibly at most pvalue: (start, strand, score) each."""
+    fwd = pssm.calculate(Seq(seq))
+    rev = pssm.reverse_complement().calculate(Seq(seq))
+    hits = []
+    for start in starts:
+        for strand, score in (("+", float(fwd[start])), ("-", float(rev[start]))):
+            # The engine rounds the matrix to 1/1000 bit for its threshold: allow that either way.
+            p = pv(score - 0.01) if strict else pv(score + 0.01)
+            if p <= pvalue:
+                hits.append((start, strand, score))
+    return hits
+
+
 def touching_hits(pssm, pv, design, strict):
     """Windows touching the design whose p-value is surely (strict) or possibly at most PVALUE."""
     full = CONTEXT + design + FLANK
     d0, d1 = len(CONTEXT), len(CONTEXT) + len(design)
-    L = pssm.length
-    rc = pssm.reverse_complement()
-    fwd = pssm.calculate(Seq(full))
-    rev = rc.calculate(Seq(full))
-    hits = []
-    for start in range(len(full) - L + 1):
-        if start >= d1 or start + L <= d0:
-            continue
-        for strand, score in (("+", float(fwd[start])), ("-", float(rev[start]))):
-            # The engine rounds the matrix to 1/1000 bit: allow that either way.
-            p = pv(score - 0.01) if strict else pv(score + 0.01)
-            if p <= PVALUE:
-                hits.append((start, strand, score))
-    return hits
+    starts = [s for s in range(len(full) - pssm.length + 1) if s < d1 and s + pssm.length > d0]
+    return window_hits(pssm, pv, full, starts, PVALUE, strict)
 
 
 def generate(model, out, extra):

@@ -12,8 +12,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from carbon_testlib import Checks, bin_path, require_modules, run, work_dir  # noqa: E402
 
 require_modules("Bio", "pyjaspar")
-from Bio.Seq import Seq  # noqa: E402
-from test_generate_forbid_matrices import arnt_setup, read_fasta  # noqa: E402
+from test_generate_forbid_matrices import arnt_setup, read_fasta, window_hits  # noqa: E402
 
 CLI = bin_path("carbon-cli")
 W = work_dir("generate_require_matrices")
@@ -26,18 +25,7 @@ SPAN = (21, 50)  # 1-based, inclusive, as --require-within takes it
 
 def span_hits(pssm, pv, design, strict):
     """Windows wholly inside SPAN whose p-value is surely (strict) or possibly at most PVALUE."""
-    L = pssm.length
-    rc = pssm.reverse_complement()
-    fwd = pssm.calculate(Seq(design))
-    rev = rc.calculate(Seq(design))
-    hits = []
-    for start in range(SPAN[0] - 1, SPAN[1] - L + 1):
-        for strand, score in (("+", float(fwd[start])), ("-", float(rev[start]))):
-            # The engine rounds the matrix to 1/1000 bit for its threshold: allow that either way.
-            p = pv(score - 0.01) if strict else pv(score + 0.01)
-            if p <= PVALUE:
-                hits.append((start, strand, score))
-    return hits
+    return window_hits(pssm, pv, design, range(SPAN[0] - 1, SPAN[1] - pssm.length + 1), PVALUE, strict)
 
 
 def generate(model, out, extra):
