@@ -1,5 +1,5 @@
 // The FNS base pick with a certificate: which base the CPU's adjust_base_distribution + pick_base
-// (engine/src/fns.cpp) choose from a position's masked marginals, decided only when every marginal
+// (engine/src/fns/fns.cpp) choose from a position's masked marginals, decided only when every marginal
 // vector within the stated CPU-GPU bound gives that same base; otherwise "undecided", and the row
 // goes back to the CPU functions. Host and device code (the tests call it directly).
 //

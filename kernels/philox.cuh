@@ -1,4 +1,4 @@
-// Philox-4x32-10 and the uniform draw of engine/src/sampling.cpp (philox4x32, uniform01), as host and
+// Philox-4x32-10 and the uniform draw of engine/src/fns/sampling.cpp (philox4x32, uniform01), as host and
 // device functions, so a kernel draws bit for bit the numbers the CPU sampler draws for the same
 // (seed, stream, step, lane). Pure integer arithmetic: no rounding can differ between the two.
 #pragma once

@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "carbon/scoring.h"
-#include "carbon/variants.h"
+#include "carbon/scoring/scoring.h"
+#include "carbon/scoring/variants.h"
 
 namespace carbon::ui {
 

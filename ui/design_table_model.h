@@ -7,8 +7,8 @@
 #include <QList>
 #include <cmath>
 
-#include "carbon/fns_generate.h"
-#include "carbon/scoring.h"
+#include "carbon/generation/fns_generate.h"
+#include "carbon/scoring/scoring.h"
 
 namespace carbon::ui {
 

@@ -6,10 +6,10 @@
 #include <QLocale>
 #include <QThread>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/model.h"
 #include "carbon/model_catalog.h"
-#include "carbon/scoring.h"
+#include "carbon/scoring/scoring.h"
 #include "carbon/storage/engine_results.h"
 
 namespace carbon::ui {

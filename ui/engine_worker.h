@@ -16,7 +16,7 @@
 #include <memory>
 
 #include "analysis_types.h"
-#include "carbon/fns_generate.h"
+#include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
 
 namespace carbon {

@@ -6,8 +6,8 @@
 #include <QThread>
 
 #include "carbon/model.h"
-#include "carbon/scoring.h"
-#include "carbon/variants.h"
+#include "carbon/scoring/scoring.h"
+#include "carbon/scoring/variants.h"
 #include "engine_worker.h"
 
 namespace carbon::ui {

@@ -19,7 +19,7 @@
 
 #include "motif_set.h"
 
-#include "carbon/fns.h"
+#include "carbon/fns/fns.h"
 
 // carbon_ui is a static library, so its resources must be registered by hand; Q_INIT_RESOURCE
 // has to be used outside any namespace.

@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "carbon/fns_generate.h"
+#include "carbon/generation/fns_generate.h"
 
 class QCheckBox;
 class QComboBox;

@@ -8,7 +8,7 @@
 #include <QThread>
 #include <memory>
 
-#include "carbon/fns_generate.h"
+#include "carbon/generation/fns_generate.h"
 #include "engine_worker.h"
 #include "project_types.h"
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "carbon/motif.h"
+#include "carbon/motifs/motif.h"
 
 namespace carbon::ui {
 

@@ -6,8 +6,8 @@
 #include <QLocale>
 #include <unordered_set>
 
-#include "carbon/common.h"
-#include "carbon/output_file.h"
+#include "carbon/support/common.h"
+#include "carbon/support/output_file.h"
 #include "carbon/storage/engine_results.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"

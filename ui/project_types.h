@@ -10,8 +10,8 @@
 #include <cmath>
 #include <vector>
 
-#include "carbon/fns_generate.h"
-#include "carbon/scoring.h"
+#include "carbon/generation/fns_generate.h"
+#include "carbon/scoring/scoring.h"
 #include "sequence_document.h"
 
 namespace carbon::ui {

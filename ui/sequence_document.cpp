@@ -1,7 +1,7 @@
 // SequenceDocument: the edited bases and the change signal views listen to.
 #include "sequence_document.h"
 
-#include "carbon/fns.h"
+#include "carbon/fns/fns.h"
 
 namespace carbon::ui {
 

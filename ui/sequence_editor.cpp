@@ -15,7 +15,7 @@
 #include <QScrollBar>
 #include <QUndoStack>
 
-#include "carbon/fns.h"
+#include "carbon/fns/fns.h"
 #include "commands/add_region_command.h"
 #include "commands/insert_bases_command.h"
 #include "commands/remove_bases_command.h"

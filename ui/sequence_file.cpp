@@ -5,7 +5,7 @@
 #include <QFileInfo>
 #include <cstdio>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/fasta.h"
 #include "sequence_document.h"
 

@@ -13,7 +13,7 @@
 #include <QWidget>
 #include <array>
 
-#include "carbon/scoring.h"
+#include "carbon/scoring/scoring.h"
 
 class QPainter;
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/vep_result.h"
 
 namespace carbon::ui {

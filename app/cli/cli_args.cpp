@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 namespace carbon::cli {
 

@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "carbon/bandwidth_probe.h"
-#include "carbon/cpu_features.h"
+#include "carbon/cpu/bandwidth_probe.h"
+#include "carbon/cpu/cpu_features.h"
 #include "carbon/model.h"
-#include "carbon/output_file.h"
-#include "carbon/sampling.h"
-#include "carbon/thread_pool.h"
+#include "carbon/support/output_file.h"
+#include "carbon/fns/sampling.h"
+#include "carbon/support/thread_pool.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "commands.h"

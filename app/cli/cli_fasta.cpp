@@ -10,7 +10,7 @@
 #include <fstream>
 #include <memory>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 namespace carbon::cli {
 

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "carbon/fns_generate.h"
+#include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
-#include "carbon/output_file.h"
-#include "carbon/scoring.h"
+#include "carbon/support/output_file.h"
+#include "carbon/scoring/scoring.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"

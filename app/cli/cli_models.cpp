@@ -3,7 +3,7 @@
 // does not load.
 #include <cstdio>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/model_catalog.h"
 #include "commands.h"
 

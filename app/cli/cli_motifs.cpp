@@ -6,9 +6,9 @@
 #include <optional>
 #include <sstream>
 
-#include "carbon/common.h"
-#include "carbon/motif.h"
-#include "carbon/output_file.h"
+#include "carbon/support/common.h"
+#include "carbon/motifs/motif.h"
+#include "carbon/support/output_file.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"

@@ -4,7 +4,7 @@
 // refuses with one clear message (this file and cli_project_store.cpp look at CARBON_HAVE_STORAGE).
 #include "cli_project.h"
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 #ifndef CARBON_HAVE_STORAGE
 
@@ -23,7 +23,7 @@ int cmd_project(const std::vector<std::string>&) {
 #include <filesystem>
 #include <sstream>
 
-#include "carbon/output_file.h"
+#include "carbon/support/output_file.h"
 #include "carbon/storage/formats.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "carbon/fns_generate.h"
+#include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
-#include "carbon/scoring.h"
-#include "carbon/variants.h"
+#include "carbon/scoring/scoring.h"
+#include "carbon/scoring/variants.h"
 #include "cli_args.h"
 
 namespace carbon::cli {

@@ -3,7 +3,7 @@
 // recovery project (never computed and dropped). Without SQLite, --project is refused.
 #include "cli_project.h"
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 #ifndef CARBON_HAVE_STORAGE
 

@@ -12,9 +12,9 @@
 #include <sstream>
 
 #include "carbon/model.h"
-#include "carbon/output_file.h"
-#include "carbon/scoring.h"
-#include "carbon/variants.h"
+#include "carbon/support/output_file.h"
+#include "carbon/scoring/scoring.h"
+#include "carbon/scoring/variants.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"

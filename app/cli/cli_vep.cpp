@@ -11,7 +11,7 @@
 // a function of the record and the settings, so the result is the same bytes as one run).
 #include "commands.h"
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 #ifndef CARBON_HAVE_STORAGE
 

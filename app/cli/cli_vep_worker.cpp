@@ -21,7 +21,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "cli_common.h"
 #include "vep_job.h"
 

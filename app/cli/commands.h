@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "carbon/host_memory.h"
+#include "carbon/support/host_memory.h"
 
 namespace carbon::cli {
 
@@ -19,6 +19,6 @@ int cmd_motifs(const std::vector<std::string>& args);
 int cmd_vep(const std::vector<std::string>& args);  // cli_vep.cpp (needs storage/)
 // Peak resident set size of this process in bytes (VmHWM), 0 when unknown.
 size_t peak_rss_bytes();
-using carbon::human_bytes;  // carbon/host_memory.h
+using carbon::human_bytes;  // carbon/support/host_memory.h
 
 }  // namespace carbon::cli

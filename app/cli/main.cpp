@@ -7,11 +7,11 @@
 #include <new>
 #include <sstream>
 
-#include "carbon/cpu_features.h"
+#include "carbon/cpu/cpu_features.h"
 #include "carbon/gpu_provider.h"
 #include "carbon/model.h"
-#include "carbon/rope.h"
-#include "carbon/test_model.h"
+#include "carbon/loader/rope.h"
+#include "carbon/test_support/test_model.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_project.h"

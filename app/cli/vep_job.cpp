@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "cli_common.h"
 
 namespace carbon::cli {

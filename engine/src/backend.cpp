@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "carbon/common.h"
-#include "carbon/host_memory.h"
+#include "carbon/support/common.h"
+#include "carbon/support/host_memory.h"
 
 namespace carbon {
 

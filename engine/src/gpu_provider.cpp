@@ -12,8 +12,8 @@
 #include <system_error>
 
 #include "carbon/model_catalog.h"
-#include "carbon/sampling.h"
-#include "carbon/user_dirs.h"
+#include "carbon/fns/sampling.h"
+#include "carbon/support/user_dirs.h"
 
 namespace carbon {
 

@@ -1,16 +1,16 @@
 // Model folders without loading them; see model_catalog.h.
 #include "carbon/model_catalog.h"
 
-#include "carbon/input_file.h"
+#include "carbon/support/input_file.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <system_error>
 
-#include "carbon/checkpoint.h"
-#include "carbon/tokenizer.h"
-#include "carbon/user_dirs.h"
+#include "carbon/loader/checkpoint.h"
+#include "carbon/tokenizer/tokenizer.h"
+#include "carbon/support/user_dirs.h"
 
 namespace carbon {
 

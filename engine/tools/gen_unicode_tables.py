@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Generates engine/src/unicode_tables.inc (Unicode properties and NFC data for the tokenizer) from
+# Generates engine/src/tokenizer/unicode_tables.inc (Unicode properties and NFC data for the tokenizer) from
 # Python's unicodedata. Run by hand: python3 engine/tools/gen_unicode_tables.py [OUTPUT]
 r"""Writes the tables the tokenizer's pre-tokenizer and NFC normalizer read.
 

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "gzip_reader.h"
 
 namespace carbon::storage {

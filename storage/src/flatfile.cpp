@@ -8,7 +8,7 @@
 #include <cctype>
 #include <set>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/fasta.h"
 #include "gzip_reader.h"
 

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 namespace carbon::storage {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/flatfile.h"
 
 namespace carbon::storage {

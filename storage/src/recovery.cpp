@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <map>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 namespace carbon::storage {
 

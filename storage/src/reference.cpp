@@ -12,9 +12,9 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "carbon/common.h"
-#include "carbon/input_file.h"
-#include "carbon/user_dirs.h"
+#include "carbon/support/common.h"
+#include "carbon/support/input_file.h"
+#include "carbon/support/user_dirs.h"
 
 namespace carbon::storage {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "sqlite_failure.h"
 
 namespace carbon::storage::detail {

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/vcf.h"
 #include "gzip_reader.h"
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <ostream>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "format_util.h"
 #include "gzip_reader.h"
 

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 namespace carbon::storage {
 

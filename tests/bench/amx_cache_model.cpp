@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "amx_emulation.h"
-#include "carbon/thread_pool.h"
-#include "cpu_matmul_paths.h"
+#include "carbon/support/thread_pool.h"
+#include "cpu/cpu_matmul_paths.h"
 
 #undef CARBON_TILE_DOT
 #define CARBON_TILE_DOT(c, a, b) ((void)0)
 
 namespace carbon::cpu::detail {
-#include "cpu_amx_kernels.inc"
+#include "cpu/cpu_amx_kernels.inc"
 }  // namespace carbon::cpu::detail
 
 using namespace carbon;

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "carbon/common.h"
-#include "cpu_matmul_paths.h"
-#include "cpu_ops.h"
-#include "cpu_packed_weights.h"
+#include "carbon/support/common.h"
+#include "cpu/cpu_matmul_paths.h"
+#include "cpu/cpu_ops.h"
+#include "cpu/cpu_packed_weights.h"
 
 using namespace carbon;
 

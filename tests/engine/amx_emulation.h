@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 namespace carbon::cpu::detail {
 

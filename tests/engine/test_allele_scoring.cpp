@@ -7,7 +7,7 @@
 #include <random>
 
 #include "carbon/model.h"
-#include "carbon/scoring.h"
+#include "carbon/scoring/scoring.h"
 #include "check.h"
 #include "scoring_test_models.h"
 

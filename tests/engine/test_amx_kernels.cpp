@@ -15,15 +15,15 @@
 #include <random>
 #include <vector>
 
-#include "carbon/common.h"
-#include "carbon/thread_pool.h"
+#include "carbon/support/common.h"
+#include "carbon/support/thread_pool.h"
 #include "check.h"
-#include "cpu_isa.h"
-#include "cpu_matmul_paths.h"
+#include "cpu/cpu_isa.h"
+#include "cpu/cpu_matmul_paths.h"
 #include "amx_emulation.h"
 
 namespace carbon::cpu::detail {
-#include "cpu_amx_kernels.inc"
+#include "cpu/cpu_amx_kernels.inc"
 }  // namespace carbon::cpu::detail
 
 using namespace carbon;

@@ -8,8 +8,8 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "carbon/checkpoint.h"
-#include "carbon/rope.h"
+#include "carbon/loader/checkpoint.h"
+#include "carbon/loader/rope.h"
 
 #include <sys/stat.h>
 #include "check.h"

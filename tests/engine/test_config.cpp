@@ -7,7 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "carbon/config.h"
+#include "carbon/loader/config.h"
 #include "check.h"
 
 using carbon::ModelConfig;

@@ -7,9 +7,9 @@
 #include <random>
 #include <vector>
 
-#include "carbon/thread_pool.h"
+#include "carbon/support/thread_pool.h"
 #include "check.h"
-#include "cpu_ops.h"
+#include "cpu/cpu_ops.h"
 
 using namespace carbon;
 using cpu::Isa;

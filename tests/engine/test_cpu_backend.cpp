@@ -12,7 +12,7 @@
 #include "carbon/backend.h"
 #include "carbon/model.h"
 #include "check.h"
-#include "cpu_ops.h"
+#include "cpu/cpu_ops.h"
 #include "test_model_dir.h"
 
 using namespace carbon;

@@ -11,8 +11,8 @@
 #include "carbon/backend.h"
 #include "carbon/model.h"
 #include "check.h"
-#include "cpu_ops.h"
-#include "cpu_packed_weights.h"
+#include "cpu/cpu_ops.h"
+#include "cpu/cpu_packed_weights.h"
 #include "test_model_dir.h"
 
 using namespace carbon;

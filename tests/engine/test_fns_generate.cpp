@@ -5,7 +5,7 @@
 #include <map>
 #include <random>
 
-#include "carbon/fns_generate.h"
+#include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
 #include "check.h"
 #include "test_model_dir.h"

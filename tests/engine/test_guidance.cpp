@@ -6,10 +6,10 @@
 // from both streams' logits exactly as documented; bad requests and a draft are refused.
 #include <cmath>
 
-#include "carbon/fns_generate.h"
+#include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
-#include "carbon/scoring.h"
-#include "carbon/tokenizer.h"
+#include "carbon/scoring/scoring.h"
+#include "carbon/tokenizer/tokenizer.h"
 #include "check.h"
 #include "test_model_dir.h"
 

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "carbon/model.h"
-#include "carbon/test_model.h"
-#include "carbon/tokenizer.h"
+#include "carbon/test_support/test_model.h"
+#include "carbon/tokenizer/tokenizer.h"
 
 namespace testing_support {
 

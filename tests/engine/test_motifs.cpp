@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "carbon/motif.h"
+#include "carbon/motifs/motif.h"
 #include "check.h"
 
 using namespace carbon;

@@ -1,7 +1,7 @@
 // OutputFile: regular files replaced only when complete, devices and FIFOs written in place and
 // never replaced (a device node the test makes itself with mknod), folders refused up front,
 // failures leave neither debris nor a changed file.
-#include "carbon/output_file.h"
+#include "carbon/support/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "check.h"
 
 namespace fs = std::filesystem;

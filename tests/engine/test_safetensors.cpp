@@ -9,7 +9,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "carbon/safetensors.h"
+#include "carbon/loader/safetensors.h"
 #include "check.h"
 
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 // draw, greedy/top-p/temperature semantics and the sampled frequencies.
 #include <cmath>
 
-#include "carbon/sampling.h"
+#include "carbon/fns/sampling.h"
 #include "check.h"
 
 using namespace carbon;

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <random>
 
-#include "carbon/fns.h"
+#include "carbon/fns/fns.h"
 #include "carbon/model.h"
-#include "carbon/scoring.h"
-#include "carbon/variants.h"
+#include "carbon/scoring/scoring.h"
+#include "carbon/scoring/variants.h"
 #include "check.h"
 #include "scoring_test_models.h"
 

@@ -6,10 +6,11 @@
 #include <random>
 #include <sstream>
 
-#include "bpe.h"
-#include "carbon/tokenizer.h"
+#include "tokenizer/bpe.h"
+#include "carbon/tokenizer/tokenizer.h"
+#include "carbon/test_support/test_tokenizer.h"
 #include "check.h"
-#include "unicode.h"
+#include "tokenizer/unicode.h"
 
 namespace fs = std::filesystem;
 using carbon::DnaNotice;

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "carbon/fns_generate.h"
+#include "carbon/generation/fns_generate.h"
 #include "carbon/gpu_provider.h"
 #include "carbon/model.h"
 #include "check.h"

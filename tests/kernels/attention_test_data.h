@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "carbon/kernels/paged_kv.h"
-#include "carbon/thread_pool.h"
-#include "cpu_ops.h"
+#include "carbon/support/thread_pool.h"
+#include "cpu/cpu_ops.h"
 #include "device_buffer.h"
 
 namespace attention_test {

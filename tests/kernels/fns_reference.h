@@ -10,16 +10,16 @@
 #include <span>
 #include <vector>
 
-#include "carbon/fns.h"
+#include "carbon/fns/fns.h"
 #include "carbon/kernels/fns_step.h"
-#include "carbon/sampling.h"
+#include "carbon/fns/sampling.h"
 #include "device_buffer.h"
 
 namespace carbon::test {
 
 using Mask6 = std::array<uint8_t, 6>;
 
-// choose_fns's pick at one position (engine/src/fns_generate.cpp), `left` the bases not yet tried:
+// choose_fns's pick at one position (engine/src/generation/fns_generate.cpp), `left` the bases not yet tried:
 // adjust + pick_base, and the most likely left base when nothing left has mass.
 inline int cpu_pick(const std::array<float, 4>& marg, BaseMask left, float temperature, float top_p, float u) {
     const auto q = carbon::adjust_base_distribution(marg, left, temperature, top_p);

@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 namespace carbon::test {
 

@@ -8,7 +8,7 @@
 #include "bias_add.cuh"
 #include "carbon/kernels/bias_add.h"
 #include "check.h"
-#include "cpu_ops.h"
+#include "cpu/cpu_ops.h"
 #include "device_buffer.h"
 #include "row_test_data.h"
 

@@ -9,7 +9,7 @@
 
 #include "carbon/kernels/embedding.h"
 #include "check.h"
-#include "cpu_ops.h"
+#include "cpu/cpu_ops.h"
 #include "device_buffer.h"
 #include "embedding.cuh"
 #include "row_test_data.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "carbon/fns_generate.h"
+#include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
 #include "check.h"
 #include "fns_reference.h"

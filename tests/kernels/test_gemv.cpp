@@ -12,7 +12,7 @@
 
 #include "carbon/kernels/gemv.h"
 #include "check.h"
-#include "cpu_ops.h"
+#include "cpu/cpu_ops.h"
 #include "device_buffer.h"
 #include "gemv.cuh"
 

@@ -16,7 +16,7 @@
 
 #include "carbon/kernels/rmsnorm.h"
 #include "check.h"
-#include "cpu_ops.h"
+#include "cpu/cpu_ops.h"
 #include "device_buffer.h"
 #include "rmsnorm.cuh"
 #include "row_test_data.h"

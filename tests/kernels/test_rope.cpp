@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "carbon/kernels/rope.h"
-#include "carbon/rope.h"
-#include "carbon/test_model.h"
+#include "carbon/loader/rope.h"
+#include "carbon/test_support/test_model.h"
 #include "check.h"
 #include "device_buffer.h"
 #include "rope.cuh"

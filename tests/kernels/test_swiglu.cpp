@@ -13,7 +13,7 @@
 
 #include "carbon/kernels/swiglu.h"
 #include "check.h"
-#include "cpu_ops.h"
+#include "cpu/cpu_ops.h"
 #include "device_buffer.h"
 #include "row_test_data.h"
 #include "swiglu.cuh"

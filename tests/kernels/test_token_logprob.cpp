@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "carbon/kernels/token_logprob.h"
-#include "carbon/sampling.h"
+#include "carbon/fns/sampling.h"
 #include "check.h"
 #include "device_buffer.h"
 #include "row_test_data.h"

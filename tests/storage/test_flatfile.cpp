@@ -4,7 +4,7 @@
 // a malformed-input corpus, each refused with its line and what is wrong; unknown feature keys
 // kept with a notice; SnapGene- and Benchling-style exports. Biopython's parser is compared on real entries in
 // tests/python/test_flatfile_biopython.py.
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/flatfile.h"
 #include "check.h"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/flatfile.h"
 #include "carbon/storage/formats.h"
 #include "carbon/storage/recovery.h"

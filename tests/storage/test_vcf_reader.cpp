@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/vcf.h"
 #include "check.h"
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/recovery.h"
 #include "carbon/storage/reference.h"
 #include "carbon/storage/vep_result.h"

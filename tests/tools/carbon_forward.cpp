@@ -12,7 +12,7 @@
 
 #include "carbon/gpu_provider.h"
 #include "carbon/model.h"
-#include "carbon/sampling.h"
+#include "carbon/fns/sampling.h"
 
 using namespace carbon;
 using json = nlohmann::json;

@@ -9,7 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "carbon/checkpoint.h"
+#include "carbon/loader/checkpoint.h"
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;

@@ -26,7 +26,7 @@
 #include <filesystem>
 
 #include "base_inspector.h"
-#include "carbon/test_model.h"
+#include "carbon/test_support/test_model.h"
 #include "design_table_model.h"
 #include "designs_view.h"
 #include "generation_panel.h"

@@ -13,8 +13,8 @@
 
 #include "base_inspector.h"
 #include "carbon/model.h"
-#include "carbon/test_model.h"
-#include "carbon/variants.h"
+#include "carbon/test_support/test_model.h"
+#include "carbon/scoring/variants.h"
 #include "engine_worker.h"
 #include "likelihood_controller.h"
 #include "main_window.h"

@@ -7,7 +7,7 @@
 #include <QTest>
 #include <QThread>
 
-#include "carbon/test_model.h"
+#include "carbon/test_support/test_model.h"
 #include "engine_worker.h"
 
 using namespace carbon::ui;

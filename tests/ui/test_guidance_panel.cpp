@@ -17,8 +17,8 @@
 #include <QStatusBar>
 
 #include "carbon/model.h"
-#include "carbon/scoring.h"
-#include "carbon/test_model.h"
+#include "carbon/scoring/scoring.h"
+#include "carbon/test_support/test_model.h"
 #include "design_table_model.h"
 #include "generation_panel.h"
 #include "main_window.h"

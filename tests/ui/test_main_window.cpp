@@ -6,7 +6,7 @@
 #include <QTest>
 #include <QUndoStack>
 
-#include "carbon/test_model.h"
+#include "carbon/test_support/test_model.h"
 #include "design_table_model.h"
 #include "generation_panel.h"
 #include "main_window.h"

@@ -19,9 +19,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "carbon/config.h"
+#include "carbon/loader/config.h"
 #include "carbon/storage/project.h"
-#include "carbon/test_model.h"
+#include "carbon/test_support/test_model.h"
 #include "design_table_model.h"
 #include "engine_worker.h"
 #include "generation_panel.h"

@@ -11,8 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "carbon/motif.h"
-#include "carbon/test_model.h"
+#include "carbon/motifs/motif.h"
+#include "carbon/test_support/test_model.h"
 #include "design_table_model.h"
 #include "generation_panel.h"
 #include "main_window.h"

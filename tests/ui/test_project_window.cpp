@@ -25,7 +25,7 @@
 #include <sqlite3.h>
 
 #include "carbon/storage/project.h"
-#include "carbon/test_model.h"
+#include "carbon/test_support/test_model.h"
 #include "commands/insert_bases_command.h"
 #include "design_table_model.h"
 #include "designs_view.h"

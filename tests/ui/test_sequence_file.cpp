@@ -9,7 +9,7 @@
 #include <QTest>
 #include <zlib.h>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "main_window.h"
 #include "sequence_document.h"
 #include "sequence_file.h"

@@ -13,7 +13,7 @@
 #include <QTest>
 #include <cmath>
 
-#include "carbon/test_model.h"
+#include "carbon/test_support/test_model.h"
 #include "likelihood_controller.h"
 #include "logo_panel.h"
 #include "main_window.h"

@@ -16,12 +16,12 @@
 #include <cmath>
 
 #include "base_inspector.h"
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/model.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/vcf.h"
 #include "carbon/storage/vep_scorer.h"
-#include "carbon/test_model.h"
+#include "carbon/test_support/test_model.h"
 #include "main_window.h"
 #include "run_log.h"
 #include "sequence_document.h"

@@ -18,7 +18,7 @@
 
 #include "base_inspector.h"
 #include "carbon/storage/project.h"
-#include "carbon/test_model.h"
+#include "carbon/test_support/test_model.h"
 #include "design_table_model.h"
 #include "generation_panel.h"
 #include "main_window.h"

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "carbon/backend.h"
-#include "carbon/checkpoint.h"
-#include "carbon/tokenizer.h"
+#include "carbon/loader/checkpoint.h"
+#include "carbon/tokenizer/tokenizer.h"
 
 namespace carbon {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "carbon/backend.h"
-#include "carbon/checkpoint.h"
-#include "carbon/tokenizer.h"
+#include "carbon/loader/checkpoint.h"
+#include "carbon/tokenizer/tokenizer.h"
 
 namespace carbon {
 

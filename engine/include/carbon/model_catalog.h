@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "carbon/config.h"
+#include "carbon/loader/config.h"
 
 namespace carbon {
 

@@ -13,7 +13,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
-#include "carbon/rope.h"
+#include "carbon/loader/rope.h"
 #include "gpu/cuda_backend.h"
 #include "gpu/device_memory.h"
 #include "gpu/device_weights.h"

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 // The handle types are CUDA's own (cudaStream_t is CUstream_st*, ...), declared here without the
 // CUDA headers, so a seam stream goes straight to a kernel launcher. The host seam's handles are

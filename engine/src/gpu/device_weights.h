@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "carbon/checkpoint.h"
+#include "carbon/loader/checkpoint.h"
 #include "gpu/device_memory.h"
 
 namespace carbon::gpu {

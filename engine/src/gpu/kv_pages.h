@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "gpu/device_memory.h"
 
 namespace carbon::gpu {

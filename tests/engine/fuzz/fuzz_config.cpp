@@ -3,9 +3,9 @@
 // unnoticed) and its derived sizes must be consistent.
 #include <nlohmann/json.hpp>
 
-#include "carbon/common.h"
-#include "carbon/config.h"
-#include "carbon/rope.h"
+#include "carbon/support/common.h"
+#include "carbon/loader/config.h"
+#include "carbon/loader/rope.h"
 #include "fuzz_target.h"
 
 std::vector<std::string> carbon_fuzz_seeds() {

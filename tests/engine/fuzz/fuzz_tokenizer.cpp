@@ -7,8 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "carbon/common.h"
-#include "carbon/tokenizer.h"
+#include "carbon/support/common.h"
+#include "carbon/tokenizer/tokenizer.h"
+#include "carbon/test_support/test_tokenizer.h"
 #include "fuzz_files.h"
 #include "fuzz_target.h"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/fasta.h"
 #include "fuzz_target.h"
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/flatfile.h"
 #include "fuzz_target.h"

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/vcf.h"
 #include "fuzz_target.h"
 

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 #include "carbon/storage/flatfile.h"
 
 int main(int argc, char** argv) {

@@ -2,7 +2,7 @@
 // the six per-base marginals plain and masked, and the 6-mer the CPU's FNS sampler chooses, with the
 // log-probabilities it scores. Plain C++ for any caller: device pointers, sizes and a stream in.
 //
-// What the CPU does, and what this matches (engine/src/fns.cpp, fns_generate.cpp, sampling.cpp):
+// What the CPU does, and what this matches (engine/src/fns/fns.cpp, fns_generate.cpp, sampling.cpp):
 //   probs = dna_softmax(row)                     softmax over the 4,096 6-mers only
 //   plain = fns_marginals(probs)                 marginals[j][b], j = 0..5, codes A=0 T=1 C=2 G=3
 //   masked = fns_masked_marginals(probs, masks)  the joint restricted to the template, renormalised;

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "carbon/fns_generate.h"
-#include "carbon/scoring.h"
+#include "carbon/generation/fns_generate.h"
+#include "carbon/scoring/scoring.h"
 #include "carbon/storage/project.h"
 
 namespace carbon {

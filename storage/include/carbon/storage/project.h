@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "carbon/common.h"
+#include "carbon/support/common.h"
 
 struct sqlite3;
 

@@ -14,7 +14,7 @@
 #include "carbon/storage/reference.h"
 #include "carbon/storage/vcf.h"
 #include "carbon/storage/vep_result.h"
-#include "carbon/variants.h"
+#include "carbon/scoring/variants.h"
 
 namespace carbon::storage {
 

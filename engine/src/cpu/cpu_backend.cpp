@@ -1,0 +1,382 @@
+// The CPU backend: the Llama forward pass over memory-mapped weights with fp32 accumulation (fp32
+// activations, or bf16 matmul inputs on the amx / avx512-bf16 kernels: cpu_isa.h), a
+// block-allocated fp32 KV cache per sequence, and ragged batches. With the fp32 kernels it is the
+// oracle the other backends are compared with, so it favours the plain formula (the one
+// transformers uses) over clever rearrangements.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "carbon/backend.h"
+#include "carbon/model_catalog.h"
+#include "carbon/loader/rope.h"
+#include "carbon/support/thread_pool.h"
+#include "cpu_matmul_paths.h"
+#include "cpu_ops.h"
+#include "cpu_packed_weights.h"
+
+namespace carbon {
+
+namespace {
+
+constexpr size_t kBlockTokens = 64;  // KV cache allocation unit: no reallocation per token
+
+cpu::WeightMatrix matrix(const TensorView* t) {
+    cpu::WeightMatrix m;
+    m.data = t->data;
+    m.dtype = t->dtype;
+    m.rows = size_t(t->shape[0]);
+    m.cols = size_t(t->shape[1]);
+    return m;
+}
+
+// One sequence's cache: blocks of kBlockTokens positions, each [layer][k|v][kv_head][token][dim].
+struct SequenceCache {
+    std::vector<std::unique_ptr<float[]>> blocks;
+    size_t length = 0;
+};
+
+// Workers spin between the loops of a forward pass, so more of them than hardware threads only
+// take turns: a request for more runs with what the machine has, and says so.
+std::string threads_note(int requested) {
+    const int cpus = usable_cpus();
+    if (requested <= cpus) return {};
+    return std::to_string(requested) + " threads requested, but this process can run on " + std::to_string(cpus) +
+           " hardware thread(s): using " + std::to_string(cpus);
+}
+
+class CpuBackend final : public Backend {
+public:
+    CpuBackend(const Checkpoint& ckpt, std::vector<int32_t> dna_rows, const BackendOptions& opt)
+        : cfg_(ckpt.config()), w_(ckpt.weights()), dna_rows_(std::move(dna_rows)),
+          threads_note_(threads_note(opt.threads)), pool_(std::min(opt.threads, usable_cpus())),
+          isa_(cpu::choose_isa(opt.cpu_kernels)) {
+        if (cfg_.partial_rotary_factor != 1.0)
+            throw Error(cfg_.path.string() + ": partial_rotary_factor " + std::to_string(cfg_.partial_rotary_factor) +
+                        " is not supported by the Llama network (transformers' LlamaAttention rotates the whole head)");
+        if (dna_rows_.size() != size_t(4096))
+            throw Error("CPU backend: expected 4096 DNA 6-mer ids, got " + std::to_string(dna_rows_.size()));
+        for (int32_t id : dna_rows_)
+            if (id < 0 || id >= cfg_.vocab_size)
+                throw Error("CPU backend: DNA token id " + std::to_string(id) + " is outside the vocabulary (vocab_size " +
+                            std::to_string(cfg_.vocab_size) + ")");
+        rope_ = compute_rope(cfg_);
+        hd_ = size_t(cfg_.head_dim);
+        n_heads_ = size_t(cfg_.num_attention_heads);
+        n_kv_ = size_t(cfg_.num_key_value_heads);
+        block_floats_ = size_t(cfg_.num_hidden_layers) * 2 * n_kv_ * kBlockTokens * hd_;
+        weights_bytes_ = ckpt.archive().total_bytes();
+        if (cpu::isa_for_dtype(isa_, w_.dtype) == cpu::Isa::Avx512Bf16) pack_weights(ckpt.archive());
+        if (cpu::isa_for_dtype(isa_, w_.dtype) == cpu::Isa::Amx) cpu::detail::amx_kernel_choice();  // refuses a bad CARBON_AMX_KERNEL now
+    }
+
+    std::string name() const override { return "cpu"; }
+    // Every dot product is summed in one fixed order on each path, whatever the batch (cpu_isa.h).
+    BackendGuarantees guarantees() const override { return {SIZE_MAX, SIZE_MAX}; }
+    std::string notice() const override {
+        std::string n = threads_note_;
+        if (!pool_.shortfall().empty()) n += (n.empty() ? "" : "; ") + pool_.shortfall();
+        return n;
+    }
+
+    std::string describe() const override {
+        std::ostringstream os;
+        const cpu::Isa path = cpu::isa_for_dtype(isa_, w_.dtype);
+        os << "CPU, " << pool_.size() << " threads, " << cpu::isa_name(path) << " kernels, " << dtype_name(w_.dtype)
+           << " weights, " << (cpu::isa_rounds_activations(path) ? "bf16 matmul inputs, fp32 sums, " : "fp32 activations, ")
+           << "fp32 KV cache";
+        if (!packed_.empty()) os << ", weights packed for the kernel";
+        if (path == cpu::Isa::Amx && cpu::detail::amx_kernel_choice() == cpu::detail::AmxKernel::KBlocked)
+            os << ", k-blocked AMX prefill (CARBON_AMX_KERNEL)";
+        return os.str();
+    }
+
+    SeqId create_sequence() override {
+        SeqId id = next_id_++;
+        seqs_.emplace(id, SequenceCache{});
+        return id;
+    }
+    void free_sequence(SeqId seq) override {
+        auto it = seqs_.find(seq);
+        if (it == seqs_.end()) return;
+        for (auto& b : it->second.blocks) recycle(std::move(b));
+        seqs_.erase(it);
+    }
+    SeqId fork_sequence(SeqId src) override {
+        const SequenceCache& s = cache(src);
+        SeqId id = create_sequence();
+        SequenceCache& d = seqs_.at(id);
+        for (const auto& b : s.blocks) {
+            d.blocks.push_back(take_block());
+            std::copy_n(b.get(), block_floats_, d.blocks.back().get());
+        }
+        d.length = s.length;
+        return id;
+    }
+    size_t sequence_length(SeqId seq) const override { return cache(seq).length; }
+    void truncate_sequence(SeqId seq, size_t n) override {
+        SequenceCache& s = cache(seq);
+        if (n > s.length)
+            throw Error("truncate_sequence: sequence " + std::to_string(seq) + " holds " + std::to_string(s.length) +
+                        " tokens, cannot keep " + std::to_string(n));
+        s.length = n;
+        const size_t keep = (n + kBlockTokens - 1) / kBlockTokens;
+        for (size_t b = keep; b < s.blocks.size(); ++b) recycle(std::move(s.blocks[b]));
+        s.blocks.resize(keep);
+    }
+
+    MemoryPlan memory_plan() const override {
+        MemoryPlan p;
+        p.weights = weights_bytes_;
+        p.kv_per_token = size_t(cpu_kv_bytes_per_token(cfg_));  // shared with model_catalog's estimate
+        p.workspace = workspace_bytes_;
+        return p;
+    }
+
+    void forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) override;
+
+private:
+    // The avx512-bf16 kernels stream weights laid out for them (cpu_packed_weights.h): each matrix
+    // is copied once, and the mapping's pages of it released as soon as it is, so the weights are
+    // never held twice (the peak grows by one matrix at most). The DNA head is packed as the 4,096
+    // rows it reads; a full-vocabulary head reads the mapping.
+    void pack_weights(const SafetensorsArchive& archive) {
+        auto pack = [&](const TensorView* t) {
+            if (packed_of_.count(t)) return;
+            const cpu::WeightMatrix m = matrix(t);
+            packed_.push_back(cpu::pack_weights(pool_, m, nullptr, m.rows, t->name.c_str()));
+            packed_of_[t] = packed_.back().data();
+            archive.release_pages(*t);
+        };
+        for (const LayerWeights& L : w_.layers)
+            for (const TensorView* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) pack(t);
+        packed_.push_back(
+            cpu::pack_weights(pool_, matrix(w_.lm_head), dna_rows_.data(), dna_rows_.size(), w_.lm_head->name.c_str()));
+        dna_head_packed_ = packed_.back().data();
+        if (w_.lm_head != w_.embed) archive.release_pages(*w_.lm_head);  // (tied: the embedding reads it)
+    }
+
+    // A matrix with its packed copy, when it has one.
+    cpu::WeightMatrix weights(const TensorView* t) const {
+        cpu::WeightMatrix m = matrix(t);
+        if (auto it = packed_of_.find(t); it != packed_of_.end()) m.packed = it->second;
+        return m;
+    }
+
+    SequenceCache& cache(SeqId seq) {
+        auto it = seqs_.find(seq);
+        if (it == seqs_.end()) throw Error("unknown sequence id " + std::to_string(seq));
+        return it->second;
+    }
+    const SequenceCache& cache(SeqId seq) const { return const_cast<CpuBackend*>(this)->cache(seq); }
+
+    // KV blocks freed by free_sequence / truncate_sequence are kept (up to kSpareBytes) and handed
+    // out again, so a stream of short-lived sequences (scoring windows, variants, designs) does not
+    // fault fresh pages in on every forward. They were resident already: the peak does not grow.
+    static constexpr size_t kSpareBytes = size_t(256) << 20;
+    std::unique_ptr<float[]> take_block() {
+        if (spare_.empty()) return std::unique_ptr<float[]>(new float[block_floats_]);
+        auto b = std::move(spare_.back());
+        spare_.pop_back();
+        return b;
+    }
+    void recycle(std::unique_ptr<float[]> b) {
+        if (b && (spare_.size() + 1) * block_floats_ * sizeof(float) <= kSpareBytes) spare_.push_back(std::move(b));
+    }
+
+    float* kv_slot(SequenceCache& s, size_t layer, int which, size_t kv_head, size_t pos) const {
+        float* block = s.blocks[pos / kBlockTokens].get();
+        return block + (((layer * 2 + size_t(which)) * n_kv_ + kv_head) * kBlockTokens + pos % kBlockTokens) * hd_;
+    }
+
+    void attention(size_t layer, std::span<const ForwardItem> items, const std::vector<size_t>& item_row,
+                   const std::vector<SequenceCache*>& caches, const std::vector<size_t>& start, const float* q,
+                   float* out);
+
+    ModelConfig cfg_;
+    ModelWeights w_;
+    std::vector<int32_t> dna_rows_;
+    std::string threads_note_;
+    ThreadPool pool_;
+    cpu::Isa isa_;
+    RopeTable rope_;
+    size_t hd_ = 0, n_heads_ = 0, n_kv_ = 0, block_floats_ = 0;
+    size_t weights_bytes_ = 0, workspace_bytes_ = 0;
+    std::map<SeqId, SequenceCache> seqs_;
+    std::vector<std::unique_ptr<float[]>> spare_;
+    std::vector<cpu::PackedWeights> packed_;  // moving one keeps its mapping: the pointers below stay valid
+    std::unordered_map<const TensorView*, const uint32_t*> packed_of_;
+    const uint32_t* dna_head_packed_ = nullptr;
+    SeqId next_id_ = 0;
+    // Workspace reused across calls (grown, never shrunk).
+    std::vector<float> x_, xn_, q_, k_, v_, att_, gate_, up_, cos_, sin_;
+};
+
+void CpuBackend::attention(size_t layer, std::span<const ForwardItem> items, const std::vector<size_t>& item_row,
+                           const std::vector<SequenceCache*>& caches, const std::vector<size_t>& start, const float* q,
+                           float* out) {
+    // Each item's cache as cpu::attention_rows reads it: this layer's keys and values in its blocks.
+    std::vector<std::vector<const float*>> blocks(items.size());
+    std::vector<cpu::KvBlocks> kv(items.size());
+    const size_t head_floats = kBlockTokens * hd_;
+    for (size_t i = 0; i < items.size(); ++i) {
+        for (const auto& b : caches[i]->blocks) blocks[i].push_back(b.get());
+        cpu::KvBlocks& v = kv[i];
+        v.blocks = blocks[i].data();
+        v.block_tokens = kBlockTokens;
+        v.k_offset = (layer * 2 + 0) * n_kv_ * head_floats;  // as kv_slot: [layer][k|v][kv_head][token][dim]
+        v.v_offset = (layer * 2 + 1) * n_kv_ * head_floats;
+        v.head_stride = head_floats;
+        v.token_stride = hd_;
+    }
+    cpu::attention_rows(pool_, cpu::AttentionShape{n_heads_, n_kv_, hd_}, kv, item_row, start, q, out, isa_);
+}
+
+void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) {
+    const size_t H = size_t(cfg_.hidden_size), F = size_t(cfg_.intermediate_size);
+    const size_t qdim = n_heads_ * hd_, kvdim = n_kv_ * hd_;
+    const float eps = float(cfg_.rms_norm_eps);
+
+    // Validate the whole batch before touching any cache.
+    std::vector<SequenceCache*> caches;
+    std::vector<size_t> item_row{0}, start;
+    for (size_t i = 0; i < items.size(); ++i) {
+        const ForwardItem& it = items[i];
+        SequenceCache* s = &cache(it.seq);
+        if (std::find(caches.begin(), caches.end(), s) != caches.end())
+            throw Error("forward: sequence " + std::to_string(it.seq) + " appears twice in one batch");
+        if (it.tokens.empty()) throw Error("forward: item " + std::to_string(i) + " has no tokens");
+        for (size_t p = 0; p < it.tokens.size(); ++p)
+            if (it.tokens[p] < 0 || it.tokens[p] >= cfg_.vocab_size)
+                throw Error("forward: token id " + std::to_string(it.tokens[p]) + " at position " + std::to_string(p) +
+                            " of item " + std::to_string(i) + " is outside the vocabulary (vocab_size " +
+                            std::to_string(cfg_.vocab_size) + ")");
+        caches.push_back(s);
+        start.push_back(s->length);
+        item_row.push_back(item_row.back() + it.tokens.size());
+    }
+    const size_t T = item_row.back();
+
+    x_.resize(T * H);
+    xn_.resize(T * H);
+    q_.resize(T * qdim);
+    k_.resize(T * kvdim);
+    v_.resize(T * kvdim);
+    att_.resize(T * qdim);
+    gate_.resize(T * F);
+    up_.resize(T * F);
+    cos_.resize(T * hd_);
+    sin_.resize(T * hd_);
+    workspace_bytes_ = std::max(workspace_bytes_, sizeof(float) * (x_.size() + xn_.size() + q_.size() + k_.size() +
+                                                                   v_.size() + att_.size() + gate_.size() + up_.size()));
+
+    // Grow the caches to hold the new positions (whole blocks).
+    for (size_t i = 0; i < items.size(); ++i) {
+        SequenceCache& s = *caches[i];
+        const size_t need = (start[i] + items[i].tokens.size() + kBlockTokens - 1) / kBlockTokens;
+        while (s.blocks.size() < need) s.blocks.push_back(take_block());
+    }
+
+    const cpu::WeightMatrix embed = matrix(w_.embed);
+    for (size_t i = 0; i < items.size(); ++i)
+        for (size_t p = 0; p < items[i].tokens.size(); ++p) {
+            const size_t row = item_row[i] + p;
+            cpu::load_row(embed, size_t(items[i].tokens[p]), x_.data() + row * H);
+            rope_cos_sin(rope_, long(start[i] + p), cos_.data() + row * hd_, sin_.data() + row * hd_);
+        }
+
+    auto norm_rows = [&](const TensorView* wt, const float* src, float* dst, size_t n_rows) {
+        pool_.parallel_for(n_rows, 8, [&](size_t r0, size_t r1, int) {
+            for (size_t r = r0; r < r1; ++r) cpu::rmsnorm(src + r * H, wt->data, wt->dtype, H, eps, dst + r * H, isa_);
+        });
+    };
+    auto linear = [&](const float* x, size_t m, size_t ldx, const TensorView* wt, const TensorView* bias, float* y,
+                      size_t ldy) {
+        const cpu::WeightMatrix wm = weights(wt);
+        cpu::matmul_wt(pool_, isa_, x, m, ldx, wm, nullptr, wm.rows, y, ldy);
+        if (bias) cpu::add_bias(y, m, ldy, bias->data, bias->dtype, wm.rows);
+    };
+
+    for (size_t l = 0; l < size_t(cfg_.num_hidden_layers); ++l) {
+        const LayerWeights& L = w_.layers[l];
+        norm_rows(L.attn_norm, x_.data(), xn_.data(), T);
+        linear(xn_.data(), T, H, L.wq, L.bq, q_.data(), qdim);
+        linear(xn_.data(), T, H, L.wk, L.bk, k_.data(), kvdim);
+        linear(xn_.data(), T, H, L.wv, L.bv, v_.data(), kvdim);
+        // RoPE on q and k, then k and v into the cache.
+        pool_.parallel_for(T, 4, [&](size_t r0, size_t r1, int) {
+            for (size_t row = r0; row < r1; ++row) {
+                const float* c = cos_.data() + row * hd_;
+                const float* s = sin_.data() + row * hd_;
+                for (size_t h = 0; h < n_heads_; ++h) rope_apply(q_.data() + row * qdim + h * hd_, c, s, rope_.rotary_dim);
+                for (size_t h = 0; h < n_kv_; ++h) rope_apply(k_.data() + row * kvdim + h * hd_, c, s, rope_.rotary_dim);
+            }
+        });
+        for (size_t i = 0; i < items.size(); ++i)
+            for (size_t p = 0; p < items[i].tokens.size(); ++p) {
+                const size_t row = item_row[i] + p, pos = start[i] + p;
+                for (size_t g = 0; g < n_kv_; ++g) {
+                    std::copy_n(k_.data() + row * kvdim + g * hd_, hd_, kv_slot(*caches[i], l, 0, g, pos));
+                    std::copy_n(v_.data() + row * kvdim + g * hd_, hd_, kv_slot(*caches[i], l, 1, g, pos));
+                }
+            }
+        attention(l, items, item_row, caches, start, q_.data(), att_.data());
+        linear(att_.data(), T, qdim, L.wo, L.bo, xn_.data(), H);
+        for (size_t e = 0; e < T * H; ++e) x_[e] += xn_[e];
+
+        norm_rows(L.ffn_norm, x_.data(), xn_.data(), T);
+        linear(xn_.data(), T, H, L.w_gate, L.b_gate, gate_.data(), F);
+        linear(xn_.data(), T, H, L.w_up, L.b_up, up_.data(), F);
+        pool_.parallel_for(T, 1, [&](size_t r0, size_t r1, int) {
+            for (size_t r = r0; r < r1; ++r) cpu::silu_mul(gate_.data() + r * F, up_.data() + r * F, F, isa_);
+        });
+        linear(gate_.data(), T, F, L.w_down, L.b_down, xn_.data(), H);
+        for (size_t e = 0; e < T * H; ++e) x_[e] += xn_[e];
+    }
+    for (size_t i = 0; i < items.size(); ++i) caches[i]->length = start[i] + items[i].tokens.size();
+
+    // Output head over the requested rows only.
+    out.row_begin.assign(1, 0);
+    std::vector<size_t> rows;
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (head != Head::None) {
+            if (items[i].all_positions)
+                for (size_t p = 0; p < items[i].tokens.size(); ++p) rows.push_back(item_row[i] + p);
+            else
+                rows.push_back(item_row[i + 1] - 1);
+        }
+        out.row_begin.push_back(rows.size());
+    }
+    if (head == Head::None) {
+        out.width = 0;
+        out.logits.clear();
+        return;
+    }
+    // Final norm of the selected rows, packed.
+    std::vector<float> sel(rows.size() * H);
+    for (size_t r = 0; r < rows.size(); ++r) std::copy_n(x_.data() + rows[r] * H, H, sel.data() + r * H);
+    norm_rows(w_.final_norm, sel.data(), sel.data(), rows.size());
+    cpu::WeightMatrix lm = matrix(w_.lm_head);
+    if (head == Head::Dna) {
+        out.width = dna_rows_.size();
+        out.logits.resize(rows.size() * out.width);
+        lm.packed = dna_head_packed_;
+        cpu::matmul_wt(pool_, isa_, sel.data(), rows.size(), H, lm, dna_rows_.data(), out.width, out.logits.data(), out.width);
+    } else {
+        out.width = lm.rows;
+        out.logits.resize(rows.size() * out.width);
+        cpu::matmul_wt(pool_, isa_, sel.data(), rows.size(), H, lm, nullptr, out.width, out.logits.data(), out.width);
+    }
+    require_finite_logits(out, items, cfg_.path.parent_path().string());
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(const Checkpoint& checkpoint, std::vector<int32_t> dna_rows,
+                                          const BackendOptions& options) {
+    return std::make_unique<CpuBackend>(checkpoint, std::move(dna_rows), options);
+}
+
+}  // namespace carbon

@@ -1,0 +1,150 @@
+// Checkpoint::open: config.json + safetensors, every tensor the Llama network needs resolved by
+// its Hugging Face name and checked (presence, shape against the config, dtype) before any use.
+#include "carbon/loader/checkpoint.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace carbon {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+// Finds tensors and checks their shapes; remembers the first matrix's dtype so the rest must agree.
+class Resolver {
+public:
+    Resolver(const SafetensorsArchive& a, const ModelConfig& c) : archive_(a), config_(c) {}
+
+    // `why` names the config keys the expected shape comes from, for the message.
+    const TensorView* require(const std::string& name, std::vector<int64_t> shape, const std::string& why) {
+        const TensorView& t = archive_.get(name);
+        check(t, shape, why);
+        return &t;
+    }
+
+    DType matrix_dtype() const { return matrix_dtype_; }
+
+private:
+    void check(const TensorView& t, const std::vector<int64_t>& shape, const std::string& why) {
+        if (t.shape != shape)
+            throw Error(t.file.string() + ": tensor '" + t.name + "' has shape " + shape_str(t.shape) + " but " +
+                        config_.path.filename().string() + " (" + why + ") requires " + shape_str(shape));
+        if (shape.size() != 2) return;  // norms and biases may use any supported float type
+        if (first_matrix_.empty()) {
+            first_matrix_ = t.name;
+            matrix_dtype_ = t.dtype;
+        } else if (t.dtype != matrix_dtype_) {
+            throw Error(t.file.string() + ": tensor '" + t.name + "' is " + dtype_name(t.dtype) +
+                        " but the other weight matrices (e.g. '" + first_matrix_ + "') are " +
+                        dtype_name(matrix_dtype_) + "; all matrices must share one dtype");
+        }
+    }
+
+    const SafetensorsArchive& archive_;
+    const ModelConfig& config_;
+    std::string first_matrix_;
+    DType matrix_dtype_ = DType::BF16;
+};
+
+}  // namespace
+
+Checkpoint Checkpoint::open(const fs::path& dir) {
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) throw Error(dir.string() + ": checkpoint directory not found");
+    if (!fs::is_directory(dir, ec)) throw Error(dir.string() + ": not a directory (expected a checkpoint directory)");
+    const fs::path config_path = dir / "config.json";
+    if (!fs::exists(config_path, ec))
+        throw Error(config_path.string() + ": not found (a Hugging Face checkpoint directory has config.json)");
+
+    Checkpoint ck;
+    ck.dir_ = dir;
+    ck.config_ = load_config(config_path);
+    ck.archive_ = SafetensorsArchive::open_dir(dir);
+
+    const ModelConfig& c = ck.config_;
+    const int64_t H = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
+    const int64_t Q = int64_t(c.num_attention_heads) * c.head_dim, KV = int64_t(c.num_key_value_heads) * c.head_dim;
+    const std::string h = "hidden_size=" + std::to_string(H);
+    const std::string vh = "vocab_size=" + std::to_string(V) + ", " + h;
+    const std::string hd = ", head_dim=" + std::to_string(c.head_dim);
+    const std::string q_why = h + ", num_attention_heads=" + std::to_string(c.num_attention_heads) + hd;
+    const std::string kv_why = h + ", num_key_value_heads=" + std::to_string(c.num_key_value_heads) + hd;
+    const std::string f_why = h + ", intermediate_size=" + std::to_string(F);
+
+    Resolver r(ck.archive_, c);
+    ModelWeights& w = ck.weights_;
+    w.embed = r.require("model.embed_tokens.weight", {V, H}, vh);
+    // The layer count sizes what follows: check it against the layers the weights hold first,
+    // so a damaged config.json (num_hidden_layers: 2147483647) is named, not an allocation failure.
+    // (A layer that is present but incomplete is named tensor by tensor below.)
+    long held = 0;  // 1 + the highest layer index of any tensor
+    for (const auto& [name, view] : ck.archive_.tensors()) {
+        if (!name.starts_with("model.layers.")) continue;
+        const long index = std::strtol(name.c_str() + 13, nullptr, 10);
+        if (index >= 0 && index < (1L << 30)) held = std::max(held, index + 1);
+    }
+    if (c.num_hidden_layers > held)
+        throw Error(config_path.string() + ": num_hidden_layers=" + std::to_string(c.num_hidden_layers) + " but the weights in " +
+                    dir.string() + " hold " + std::to_string(held) + " layer(s)" +
+                    (held ? " (model.layers.0-" + std::to_string(held - 1) + ")" : ""));
+    w.layers.resize(size_t(c.num_hidden_layers));
+    for (int i = 0; i < c.num_hidden_layers; ++i) {
+        const std::string p = "model.layers." + std::to_string(i) + ".";
+        LayerWeights& l = w.layers[size_t(i)];
+        l.attn_norm = r.require(p + "input_layernorm.weight", {H}, h);
+        l.wq = r.require(p + "self_attn.q_proj.weight", {Q, H}, q_why);
+        l.wk = r.require(p + "self_attn.k_proj.weight", {KV, H}, kv_why);
+        l.wv = r.require(p + "self_attn.v_proj.weight", {KV, H}, kv_why);
+        l.wo = r.require(p + "self_attn.o_proj.weight", {H, Q}, q_why);
+        if (c.attention_bias) {  // biases present without the flag are ignored, as transformers does
+            l.bq = r.require(p + "self_attn.q_proj.bias", {Q}, q_why);
+            l.bk = r.require(p + "self_attn.k_proj.bias", {KV}, kv_why);
+            l.bv = r.require(p + "self_attn.v_proj.bias", {KV}, kv_why);
+            l.bo = r.require(p + "self_attn.o_proj.bias", {H}, h);
+        }
+        l.ffn_norm = r.require(p + "post_attention_layernorm.weight", {H}, h);
+        l.w_gate = r.require(p + "mlp.gate_proj.weight", {F, H}, f_why);
+        l.w_up = r.require(p + "mlp.up_proj.weight", {F, H}, f_why);
+        l.w_down = r.require(p + "mlp.down_proj.weight", {H, F}, f_why);
+        if (c.mlp_bias) {
+            l.b_gate = r.require(p + "mlp.gate_proj.bias", {F}, f_why);
+            l.b_up = r.require(p + "mlp.up_proj.bias", {F}, f_why);
+            l.b_down = r.require(p + "mlp.down_proj.bias", {H}, h);
+        }
+    }
+    w.final_norm = r.require("model.norm.weight", {H}, h);
+    if (c.tie_word_embeddings) {
+        // transformers ties the head to the embedding even when a stale lm_head.weight is stored.
+        w.lm_head = w.embed;
+    } else {
+        if (!ck.archive_.contains("lm_head.weight"))
+            throw Error(dir.string() + ": tensor 'lm_head.weight' is missing and " + config_path.filename().string() +
+                        " has tie_word_embeddings=false");
+        w.lm_head = r.require("lm_head.weight", {V, H}, vh);
+    }
+    w.dtype = r.matrix_dtype();
+    return ck;
+}
+
+void Checkpoint::extend_context_yarn(double factor) {
+    if (!(factor > 1.0) || factor > 64.0)
+        throw Error("YaRN factor must be in (1, 64], got " + std::to_string(factor));
+    if (config_.rope_scaling.type != RopeType::Default)
+        throw Error(config_.path.string() + " already uses " + rope_type_name(config_.rope_scaling.type) +
+                    " RoPE scaling; a YaRN extension on top of it is not defined");
+    RopeScaling y;
+    y.type = RopeType::Yarn;
+    y.factor = factor;
+    y.original_max_position_embeddings = config_.max_position_embeddings;
+    config_.rope_scaling = y;
+    config_.max_position_embeddings = int(double(config_.max_position_embeddings) * factor);
+}
+
+}  // namespace carbon
