@@ -10,7 +10,7 @@
 #include "carbon/model.h"
 #include "carbon/model_catalog.h"
 #include "carbon/scoring/scoring.h"
-#include "carbon/storage/engine_results.h"
+#include "carbon/runs/generation_run.h"
 
 namespace carbon::ui {
 
@@ -21,8 +21,7 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<carbon::ui::ScoreTrack>();
     qRegisterMetaType<carbon::ui::VariantAnalysis>();
     qRegisterMetaType<carbon::IsmResult>();
-    qRegisterMetaType<QList<carbon::Design>>();            // scoreDesigns
-    qRegisterMetaType<QList<carbon::ui::ScoreTrack>>();   // designsScored
+    qRegisterMetaType<carbon::ui::GenerationRunPtr>();
     qRegisterMetaType<carbon::ui::VepRunRequest>();
     qRegisterMetaType<carbon::ui::VepRunDone>();
 }
@@ -140,18 +139,12 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
         return requestId > cancelledUpTo_.load() && !QThread::currentThread()->isInterruptionRequested();
     };
     callbacks.on_design = [&](const Design& d) { emit designReady(requestId, d); };
-    // With a draft: the same settings as carbon-cli generate --draft (the draft's window is its
-    // own context; adaptive draft length; switched off when it measurably does not pay).
-    SpeculativeConfig spec;
-    if (draft_) {
-        spec.draft = &draft_->backend();
-        spec.draft_tokenizer = &draft_->tokenizer();
-        spec.draft_context = size_t(draft_->config().max_position_embeddings);
-    }
-    DesignRequest fitted = request;
-    fitted.context_tokens = size_t(model_->config().max_position_embeddings);
+    runs::GenerationRunOptions options;
+    options.draft = draft_.get();  // the defaults of carbon-cli generate --draft
     try {
-        GenerationResult r = generate_designs(model_->backend(), model_->tokenizer(), fitted, callbacks, draft_ ? &spec : nullptr);
+        auto run = std::make_shared<const runs::GenerationRun>(runs::run_generation(
+            *model_, request, options, callbacks, [](size_t, size_t) { return !QThread::currentThread()->isInterruptionRequested(); }));
+        const GenerationResult& r = run->result;
         QStringList notices;
         for (const std::string& n : r.notices) notices << QString::fromStdString(n);
         const SpeculativeStats& ss = r.speculative;
@@ -170,10 +163,8 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
                     .arg(draftDir_);  // last: a path may hold '%'
             if (ss.disabled) line += tr("; switched off during the run: %1").arg(QString::fromStdString(ss.disabled_reason));
             notices << line;
-            QList<QPair<QString, QString>> settings;
-            for (const auto& [k, v] : storage::speculative_settings(ss)) settings.append({QString::fromStdString(k), QString::fromStdString(v)});
-            emit speculativeStats(requestId, settings);
         }
+        if (!r.cancelled && !r.designs.empty()) emit generated(requestId, run);
         emit finished(requestId, r.cancelled, notices);
     } catch (const std::exception& e) {
         emit failed(requestId, QString::fromStdString(e.what()));

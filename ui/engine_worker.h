@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "analysis_types.h"
+#include "project_types.h"
 #include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
 
@@ -64,15 +65,15 @@ public slots:
     // engine's message when its DNA token ids differ from the target's.
     void loadDraft(const QString& dir);
     void clearDraft();
+    // A generation run (runs::run_generation: the same as carbon-cli generate, the paired draft
+    // included): designReady for each design, then, for a run with designs that was not cancelled,
+    // generated() with the designs and their per-base tracks (read in their place), then finished().
     void generate(quint64 requestId, const carbon::DesignRequest& request);
     // Analysis (engine_worker_analysis.cpp). Rescoring keeps an IncrementalScorer, so an edit
     // recomputes only from the first changed 6-mer.
     void rescore(quint64 requestId, const QByteArray& bases);
     void scoreVariant(quint64 requestId, const QByteArray& bases, qint64 position, char alt, qint64 windowBp);
     void mutagenesis(quint64 requestId, const QByteArray& bases, qint64 start, qint64 end, bool exact, qint64 windowBp);
-    // Per-base scores of a run's designs, each read in its place (tags, left context, design,
-    // right flank): what the designs table's minimum column and the stored tracks show.
-    void scoreDesigns(quint64 runId, const carbon::DesignRequest& request, const QList<carbon::Design>& designs);
     // Per base, log p under the positive tags minus under the negative ones (scoring.h
     // specificity_track); progress over both scoring passes.
     void specificityTrack(quint64 requestId, const QByteArray& bases, const QString& positiveTags, const QString& negativeTags);
@@ -87,10 +88,9 @@ signals:
     void draftLoaded(const carbon::ui::ModelSummary& summary);
     void draftFailed(const QString& dir, const QString& error);
     void draftCleared();
-    // A run that used the draft: its figures as stored with the run (storage's key names).
-    void speculativeStats(quint64 requestId, const QList<QPair<QString, QString>>& settings);
     void progress(quint64 requestId, qint64 basesDone, qint64 basesTotal, double basesPerSecond);
     void designReady(quint64 requestId, const carbon::Design& design);
+    void generated(quint64 requestId, const carbon::ui::GenerationRunPtr& run);
     void finished(quint64 requestId, bool cancelled, const QStringList& notices);
     void failed(quint64 requestId, const QString& error);
     // Analysis results; a cancelled or superseded request ends with analysisCancelled instead.
@@ -98,7 +98,6 @@ signals:
     void rescored(quint64 requestId, const carbon::ui::ScoreTrack& track, qint64 recomputedTokens);
     void variantScored(quint64 requestId, const carbon::ui::VariantAnalysis& result);
     void mutagenesisDone(quint64 requestId, const carbon::IsmResult& result);
-    void designsScored(quint64 runId, const QList<carbon::ui::ScoreTrack>& tracks);
     void specificityReady(quint64 requestId, const QVector<float>& values);
     void vcfScored(quint64 requestId, const carbon::ui::VepRunDone& done);
     void analysisCancelled(quint64 requestId);

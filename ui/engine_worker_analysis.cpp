@@ -131,30 +131,4 @@ void EngineWorker::specificityTrack(quint64 requestId, const QByteArray& bases, 
     }
 }
 
-void EngineWorker::scoreDesigns(quint64 runId, const carbon::DesignRequest& request, const QList<carbon::Design>& designs) {
-    if (!model_) return emit analysisFailed(runId, tr("No model is loaded: open a model folder first."));
-    try {
-        ScoreOptions o = scoreOptions();
-        o.tags = request.tags;
-        std::vector<std::string> full;
-        for (const Design& d : designs) full.push_back(request.left_context + d.bases + request.right_flank);
-        const auto scores = score_sequences(model_->backend(), model_->tokenizer(), full, o,
-                                            [](size_t, size_t) { return !QThread::currentThread()->isInterruptionRequested(); });
-        // Keep the design's own bases: the track starts after the left context.
-        QList<ScoreTrack> tracks;
-        const size_t c = request.left_context.size();
-        for (qsizetype i = 0; i < designs.size() && size_t(i) < scores.size(); ++i) {
-            auto s = std::make_shared<SequenceScore>();
-            const auto& t = scores[size_t(i)].track;
-            const size_t n = designs[i].bases.size();
-            if (t.size() >= c + n) s->track.assign(t.begin() + long(c), t.begin() + long(c + n));
-            s->length = n;
-            tracks << ScoreTrack(std::move(s));
-        }
-        emit designsScored(runId, tracks);
-    } catch (const std::exception& e) {
-        emit analysisFailed(runId, QString::fromStdString(e.what()));
-    }
-}
-
 }  // namespace carbon::ui

@@ -1,12 +1,12 @@
 // EngineWorker::scoreVcf: Score Variants on the engine thread. The same scorer as carbon-cli vep
-// (storage's VepScorer, so a row here is the row the command line writes for the same record and
+// (the variant-effect run's VepScorer, so a row here is the row the command line writes for the same record and
 // settings), against the project's sequences as the genome; the rows go to a vep TSV that the
 // project store then keeps as a run.
 #include <QFile>
 
 #include "carbon/model.h"
 #include "carbon/storage/vcf.h"
-#include "carbon/storage/vep_scorer.h"
+#include "carbon/runs/vep_run.h"
 #include "engine_worker.h"
 
 namespace carbon::ui {
@@ -20,7 +20,7 @@ void EngineWorker::scoreVcf(quint64 requestId, const VepRunRequest& request) {
             named.emplace_back(request.sequenceNames[i].toStdString(), request.sequenceBases[i].toStdString());
         const storage::SequenceSetGenome genome("project " + request.projectPath.toStdString(), std::move(named));
 
-        storage::VepSettings s;
+        runs::VepSettings s;
         s.model = model_->checkpoint().dir().string();
         s.reference = "project:" + request.projectPath.toStdString();
         s.vcf = request.vcfPath.toStdString();
@@ -45,11 +45,11 @@ void EngineWorker::scoreVcf(quint64 requestId, const VepRunRequest& request) {
         QFile out(request.tsvPath);
         if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate))
             throw Error(request.tsvPath.toStdString() + ": cannot write: " + out.errorString().toStdString());
-        const std::string header = storage::vep_header(s);
+        const std::string header = runs::vep_header(s);
         out.write(header.data(), qint64(header.size()));
-        storage::VepScorer scorer(s, *model_, genome);
+        runs::VepScorer scorer(s, *model_, genome);
         storage::VcfReader vcf(s.vcf, {});
-        storage::VepSiteReader sites(vcf);
+        runs::VepSiteReader sites(vcf);
         std::vector<storage::VcfRecord> site;
         const ScoreProgress keepGoing = [this, requestId](size_t, size_t) { return !isAnalysisCancelled(requestId, false); };
         while (sites.next(site)) {

@@ -82,7 +82,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(this, &MainWindow::loadModelRequested, worker_, &EngineWorker::loadModel);
     connect(this, &MainWindow::backendRequested, worker_, &EngineWorker::setBackend);
     connect(this, &MainWindow::generateRequested, worker_, &EngineWorker::generate);
-    connect(this, &MainWindow::scoreDesignsRequested, worker_, &EngineWorker::scoreDesigns);
     connect(worker_, &EngineWorker::modelLoaded, this, [this](const ModelSummary& s) {
         modelReady_ = true;
         contextBases_ = s.contextBases;
@@ -135,10 +134,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         draftDir_.clear();
         updateEngineLabel();
         modelPanel_->showDraftCleared();
-    });
-    connect(worker_, &EngineWorker::speculativeStats, this, [this](quint64 id, const QList<QPair<QString, QString>>& settings) {
-        auto it = pendingRuns_.find(id);
-        if (it != pendingRuns_.end()) it->extraSettings += settings;
     });
     connect(generation_, &GenerationPanel::runRequested, this, &MainWindow::runGeneration);
     connect(generation_, &GenerationPanel::cancelRequested, this, &MainWindow::cancelGeneration);
@@ -396,10 +391,6 @@ void MainWindow::runGeneration() {
     pending.sequenceId = sequenceId_;
     pending.regionStart = regionStart_;
     pending.regionLength = regionLength_;
-    pending.request = request;
-    pending.modelDir = modelDir_;
-    pending.backend = modelBackend_;
-    pending.draftDir = draftDir_;
 
     // Latest request wins: cancel whatever is still running or queued, then send the new one.
     worker_->cancel(currentRequest_);
@@ -408,6 +399,7 @@ void MainWindow::runGeneration() {
     pendingRuns_.insert(currentRequest_, pending);
     running_ = true;
     designsThisRun_ = 0;
+    runConstraintsActive_ = request.constraints.active();
     generation_->setRunning(true);
     statusBar()->showMessage(tr("Run %1: %2 design(s) of %3 bp%4").arg(currentRequest_).arg(request.count).arg(request.length).arg(trimmed), 5000);
     runLog_->runStarted(currentRequest_, tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp%5")
@@ -437,26 +429,15 @@ void MainWindow::onDesign(quint64 id, const Design& design) {
     row.regionStart = regionStart_;
     row.regionLength = regionLength_;
     row.sequenceId = sequenceId_;
-    auto it = pendingRuns_.find(id);
-    if (it != pendingRuns_.end()) {
-        row.constraintsActive = it->request.constraints.active();
-        it->designs.append(design);
-    }
+    row.constraintsActive = runConstraintsActive_;
     designs_->addRow(row);
     countDesignMotifs(designs_->rowCount() - 1);
 }
 
 void MainWindow::onFinished(quint64 id, bool cancelled, const QStringList& notices) {
-    // A finished run's designs are scored per base (the table's minimum column, the stored
-    // tracks) and then stored; a cancelled run stores nothing.
-    auto it = pendingRuns_.find(id);
-    if (it != pendingRuns_.end()) {
-        if (cancelled || it->designs.isEmpty()) {
-            pendingRuns_.erase(it);
-        } else {
-            emit scoreDesignsRequested(id, it->request, it->designs);
-        }
-    }
+    // A run with designs came with them scored (onGenerated, before this); a cancelled run
+    // stores nothing.
+    pendingRuns_.remove(id);
     if (id != currentRequest_) return;
     running_ = false;
     generation_->setRunning(false);

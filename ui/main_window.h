@@ -134,7 +134,6 @@ signals:
     void loadDraftRequested(const QString& dir);
     void clearDraftRequested();
     void generateRequested(quint64 requestId, const carbon::DesignRequest& request);
-    void scoreDesignsRequested(quint64 runId, const carbon::DesignRequest& request, const QList<carbon::Design>& designs);
     // To the project store (queued: it lives on storeThread_).
     void openProjectRequested(const QString& path, bool create);
     void closeProjectRequested();
@@ -195,7 +194,7 @@ private:
     void onSequenceLoaded(const carbon::ui::StoredSequence& info, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
     void autosaveNow();
     void flushAutosave();
-    void onDesignsScored(quint64 run, const QList<carbon::ui::ScoreTrack>& tracks);
+    void onGenerated(quint64 request, const carbon::ui::GenerationRunPtr& run);
     void onDesignTracks(quint64 token, const QList<qint64>& ids, const QList<QVector<float>>& values);
     void syncTemplateFromRegions();
     void showPendingVariant();
@@ -222,6 +221,7 @@ private:
     bool running_ = false;
     qsizetype regionStart_ = 0, regionLength_ = 0;
     int designsThisRun_ = 0;
+    bool runConstraintsActive_ = false;
 
     LikelihoodController* likelihood_ = nullptr;
     BaseInspector* inspector_ = nullptr;
@@ -249,7 +249,7 @@ private:
     QTimer* autosave_ = nullptr;
     quint64 saveToken_ = 0;
     bool saveInFlight_ = false, saveAgain_ = false, loadingSequence_ = false;
-    QHash<quint64, carbon::ui::RunToStore> pendingRuns_;  // finished runs waiting for their tracks
+    QHash<quint64, carbon::ui::RunToStore> pendingRuns_;  // runs in flight: where their designs go
     quint64 overlayToken_ = 0;
     QByteArray pinnedMask_;  // design-region positions fixed by pinned motifs at the last sync
     QString nextFileAnswer_;

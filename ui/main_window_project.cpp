@@ -186,7 +186,7 @@ void MainWindow::setupProject() {
     connect(designs_, &DesignTableModel::flagChanged, this, &MainWindow::designFlagRequested);
     connect(designsView_, &DesignsView::exportSelection, this, [this] { exportDesignsInteractive(ExportFormat::DesignsFasta); });
     connect(designsView_, &DesignsView::overlaySelection, this, &MainWindow::overlaySelectedDesigns);
-    connect(worker_, &EngineWorker::designsScored, this, &MainWindow::onDesignsScored);
+    connect(worker_, &EngineWorker::generated, this, &MainWindow::onGenerated);
 
     autosave_ = new QTimer(this);
     autosave_->setSingleShot(true);
@@ -464,22 +464,21 @@ void MainWindow::exportDesignsInteractive(ExportFormat format) {
     emit exportRequested(request);
 }
 
-void MainWindow::onDesignsScored(quint64 run, const QList<ScoreTrack>& tracks) {
-    auto it = pendingRuns_.find(run);
+void MainWindow::onGenerated(quint64 request, const GenerationRunPtr& run) {
+    // The run's designs with their per-base tracks: the table's minimum column, then the project.
+    auto it = pendingRuns_.find(request);
     if (it == pendingRuns_.end()) return;
     RunToStore r = std::move(*it);
     pendingRuns_.erase(it);
+    r.run = run;
     QList<double> minima;
-    for (const ScoreTrack& t : tracks) {
+    for (const std::vector<BaseScore>& track : run->tracks) {
         double m = std::nan("");
-        std::vector<BaseScore> scores;
-        if (t) scores = t->track;
-        for (const BaseScore& b : scores)
+        for (const BaseScore& b : track)
             if (!std::isnan(b.logp) && (std::isnan(m) || b.logp < m)) m = b.logp;
         minima << m;
-        r.tracks.push_back(std::move(scores));
     }
-    designs_->setMinBaseScores(run, minima);
+    designs_->setMinBaseScores(request, minima);
     if (!projectPath_.isEmpty()) emit storeRunRequested(r);
 }
 

@@ -8,7 +8,9 @@
 
 #include "carbon/support/common.h"
 #include "carbon/support/output_file.h"
-#include "carbon/storage/engine_results.h"
+#include "carbon/runs/run_records.h"
+#include "carbon/runs/run_writers.h"
+#include "carbon/runs/vep_run.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
 #include "carbon/storage/project.h"
@@ -28,6 +30,7 @@ void registerProjectMetaTypes() {
     qRegisterMetaType<carbon::ui::StoredVariant>();
     qRegisterMetaType<QList<carbon::ui::StoredVariant>>();
     qRegisterMetaType<carbon::ui::RunToStore>();
+    qRegisterMetaType<carbon::ui::GenerationRunPtr>();
     qRegisterMetaType<carbon::ui::ExportRequest>();
     qRegisterMetaType<QList<carbon::ui::Region>>();
     qRegisterMetaType<QList<carbon::ui::StoredSequence>>();
@@ -318,31 +321,22 @@ void ProjectStore::importVcf(const QString& path, qint64 sequenceId) {
 void ProjectStore::storeRun(const RunToStore& run) {
     if (!requireOpen(tr("Store run"))) return;
     try {
-        st::RunSettings settings = st::generation_settings(run.request);
-        settings.push_back({"sequence_id", std::to_string(run.sequenceId)});
-        settings.push_back({"region_start", std::to_string(run.regionStart)});
-        settings.push_back({"region_length", std::to_string(run.regionLength)});
-        settings.push_back({"draft", run.draftDir.toStdString()});
-        for (const auto& [k, v] : run.extraSettings) settings.push_back({k.toStdString(), v.toStdString()});
-        st::Run r = st::make_run(run.modelDir.toStdString(), run.backend.toStdString(), "generate", run.request.sampling.seed,
-                                 std::move(settings));
+        if (!run.run) throw Error("no run to store");
+        // Where in the edited sequence the designs go: the application's own settings.
+        const runs::RunSettings placement = {{"sequence_id", std::to_string(run.sequenceId)},
+                                             {"region_start", std::to_string(run.regionStart)},
+                                             {"region_length", std::to_string(run.regionLength)}};
         QList<StoredDesign> stored;
         int64_t runId = 0;
         // The run, every design, its tracks and regions: all or nothing; kept in a recovery
         // project when the project cannot take it.
         const st::StoreOutcome outcome = st::store_or_keep(*project_, [&](st::Project& p) {
             stored.clear();
-            const int64_t sequenceId = run.sequenceId && p.sequence(run.sequenceId) ? run.sequenceId : 0;
-            runId = p.begin_run(r);
-            for (qsizetype i = 0; i < run.designs.size(); ++i) {
-                const Design& d = run.designs[i];
-                std::vector<st::Track> tracks;
-                if (size_t(i) < run.tracks.size()) tracks = st::base_score_tracks(run.tracks[size_t(i)]);
-                st::DesignRecord rec = st::design_record(d, runId, sequenceId);
-                const int64_t id = p.add_design(rec, std::move(tracks), st::design_regions(run.request.template_iupac, d.bases.size()));
+            std::vector<std::string> notes;
+            const runs::StoredGeneration s = runs::write_generation_run(p, *run.run, runs::DesignedIn{run.sequenceId, {}}, placement, notes);
+            runId = s.run_id;
+            for (int64_t id : s.design_ids)
                 if (auto back = p.design(id)) stored.append(toStored(*back));
-            }
-            p.finish_run(runId, "finished", run.basesPerSecond);
         });
         if (!outcome.stored) {
             const QString where = outcome.kept_in.empty()
@@ -503,11 +497,13 @@ void ProjectStore::storeVepRun(quint64 token, const VepRunDone& done) {
         std::vector<std::pair<std::string, int64_t>> ids;
         for (qsizetype i = 0; i < done.request.sequenceIds.size(); ++i)
             ids.emplace_back(done.request.sequenceNames[i].toStdString(), done.request.sequenceIds[i]);
-        st::Run identity = st::make_run(done.modelDir.toStdString(), done.backend.toStdString(), "vep", 0, {});
-        identity.settings = {{"records_scored", std::to_string(done.records)}, {"records_in_vcf", std::to_string(done.recordsTotal)}};
+        const st::Run identity = runs::make_run(done.modelDir.toStdString(), done.backend.toStdString(), "vep", 0, {});
+        const runs::RunSettings counts = {{"records_scored", std::to_string(done.records)},
+                                          {"records_in_vcf", std::to_string(done.recordsTotal)}};
         st::VepStored stored;
         const st::StoreOutcome outcome = st::store_or_keep(*project_, [&](st::Project& p) {
-            stored = st::store_vep_result(p, done.request.tsvPath.toStdString(), identity, done.cancelled ? "cancelled" : "finished", ids);
+            stored = runs::write_vep_run(p, done.request.tsvPath.toStdString(), identity, done.cancelled ? "cancelled" : "finished",
+                                         counts, ids);
         });
         if (!outcome.stored) {
             const QString where = outcome.kept_in.empty()

@@ -8,9 +8,11 @@
 #include <QPair>
 #include <QString>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "carbon/generation/fns_generate.h"
+#include "carbon/runs/generation_run.h"
 #include "carbon/scoring/scoring.h"
 #include "sequence_document.h"
 
@@ -62,18 +64,16 @@ struct ProjectSnapshot {
 };
 inline constexpr int kMaxListedVariants = 1000;
 
-// A finished generation to store: the run's settings, its designs and each design's per-base
-// scores (read in its context), written in one transaction.
+// A finished generation run (the engine thread's, shared: it crosses threads without a copy).
+using GenerationRunPtr = std::shared_ptr<const carbon::runs::GenerationRun>;
+
+// A finished generation to store (runs::write_generation_run, one transaction): the run, and
+// where in the edited sequence its designs go.
 struct RunToStore {
     quint64 requestId = 0;
     qint64 sequenceId = 0;  // the edited sequence the designs were made for (0: none stored)
     qint64 regionStart = 0, regionLength = 0;
-    carbon::DesignRequest request;
-    QList<carbon::Design> designs;
-    std::vector<std::vector<carbon::BaseScore>> tracks;  // per design; may be empty
-    QString modelDir, backend, draftDir;
-    double basesPerSecond = 0;
-    QList<QPair<QString, QString>> extraSettings;  // speculative figures etc.
+    GenerationRunPtr run;
 };
 
 // Export formats offered by File > Export.
@@ -95,4 +95,5 @@ Q_DECLARE_METATYPE(carbon::ui::StoredRun)
 Q_DECLARE_METATYPE(carbon::ui::StoredDesign)
 Q_DECLARE_METATYPE(carbon::ui::StoredVariant)
 Q_DECLARE_METATYPE(carbon::ui::RunToStore)
+Q_DECLARE_METATYPE(carbon::ui::GenerationRunPtr)
 Q_DECLARE_METATYPE(carbon::ui::ExportRequest)

@@ -1,7 +1,6 @@
 // carbon-cli generate: designs (FNS or direct 6-mer) with templates, constraints, a left context
 // and a right flank, written as FASTA whose headers carry the run's settings and scores.
 #include <cmath>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,8 +8,8 @@
 
 #include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
+#include "carbon/runs/generation_run.h"
 #include "carbon/support/output_file.h"
-#include "carbon/scoring/scoring.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"
@@ -161,24 +160,21 @@ int cmd_generate(const std::vector<std::string>& argv) {
     const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
 
     auto m = load_model_from_args(a);
-    req.context_tokens = size_t(m->config().max_position_embeddings);
     // --draft: a smaller model of the same family proposes tokens the target verifies.
     std::unique_ptr<Model> draft;
-    SpeculativeConfig spec;
+    runs::GenerationRunOptions run_options;
+    run_options.score_designs = project.has_value();  // the stored tracks; the FASTA needs none
     if (auto draft_dir = a.get("draft")) {
         ModelOptions mo;
         mo.backend = parse_backend_kind(a.get_or("backend", "auto"));
         mo.threads = int(a.integer("threads", 0, 0, 1024));
         draft = Model::load(*draft_dir, mo);
-        spec.draft = &draft->backend();
-        spec.draft_tokenizer = &draft->tokenizer();
-        spec.draft_tokens = size_t(a.integer("draft-tokens", 4, 1, 64));
-        spec.max_draft_tokens = std::max<size_t>(8, spec.draft_tokens);
-        spec.draft_context = size_t(draft->config().max_position_embeddings);
-        spec.auto_disable = !a.flag("no-auto-disable");
+        run_options.draft = draft.get();
+        run_options.draft_options.draft_tokens = size_t(a.integer("draft-tokens", 4, 1, 64));
+        run_options.draft_options.auto_disable = !a.flag("no-auto-disable");
         const std::string verify = a.get_or("draft-verify", "distribution");
-        if (verify == "distribution") spec.verify = SpeculativeVerify::Distribution;
-        else if (verify == "identical") spec.verify = SpeculativeVerify::Identical;
+        if (verify == "distribution") run_options.draft_options.verify = SpeculativeVerify::Distribution;
+        else if (verify == "identical") run_options.draft_options.verify = SpeculativeVerify::Identical;
         else throw Error("--draft-verify must be distribution or identical, not '" + verify + "'");
     } else if (a.get("draft-tokens") || a.get("draft-verify")) {
         throw Error("--draft-tokens and --draft-verify need --draft DIR");
@@ -192,10 +188,10 @@ int cmd_generate(const std::vector<std::string>& argv) {
         progress.update(double(p.bases_done), double(p.bases_total), "bp", p.bases_per_second);
         return true;
     };
-    const auto t0 = std::chrono::steady_clock::now();
-    GenerationResult r = generate_designs(m->backend(), m->tokenizer(), req, cb, draft ? &spec : nullptr);
+    const runs::GenerationRun run = runs::run_generation(*m, std::move(req), run_options, cb);
+    const DesignRequest& rq = run.request;
+    const GenerationResult& r = run.result;
     progress.finish();
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const std::string& n : r.notices) std::fprintf(stderr, "note: %s\n", n.c_str());
     const SpeculativeStats& ss = r.speculative;
     if (ss.used) {
@@ -207,12 +203,12 @@ int cmd_generate(const std::vector<std::string>& argv) {
     }
     for (const Design& d : r.designs) {
         out << ">design_" << d.index + 1 << " rank=" << d.rank << " design_logp=" << d.design_logp
-            << " ranking_logp=" << d.ranking_logp << " length=" << d.bases.size() << " mode=" << generation_mode_name(req.mode)
-            << " temperature=" << req.sampling.temperature << " top_p=" << req.sampling.top_p << " seed=" << req.sampling.seed
+            << " ranking_logp=" << d.ranking_logp << " length=" << d.bases.size() << " mode=" << generation_mode_name(rq.mode)
+            << " temperature=" << rq.sampling.temperature << " top_p=" << rq.sampling.top_p << " seed=" << rq.sampling.seed
             << " stream=" << d.index;
-        if (!req.template_iupac.empty()) out << " template=" << req.template_iupac;
-        if (req.constraints.max_homopolymer) out << " max_homopolymer=" << req.constraints.max_homopolymer;
-        if (!req.constraints.forbidden_motifs.empty()) out << " forbid=" << a.get_or("forbid", "");
+        if (!rq.template_iupac.empty()) out << " template=" << rq.template_iupac;
+        if (rq.constraints.max_homopolymer) out << " max_homopolymer=" << rq.constraints.max_homopolymer;
+        if (!rq.constraints.forbidden_motifs.empty()) out << " forbid=" << a.get_or("forbid", "");
         if (a.get("forbid-matrices"))
             out << " forbid_matrices=" << std::filesystem::path(*a.get("forbid-matrices")).filename().string()
                 << " forbid_pvalue=" << a.get_or("forbid-pvalue", "1e-4");
@@ -221,42 +217,23 @@ int cmd_generate(const std::vector<std::string>& argv) {
                 << " require_pvalue=" << a.get_or("require-pvalue", "1e-4")
                 << (a.get("require-within") ? " require_within=" + *a.get("require-within") : std::string());
         if (a.get("gc")) out << " gc=" << *a.get("gc");
-        if (!req.tags.empty()) out << " tags=" << req.tags;
-        if (req.guidance.active()) {
-            out << " guidance=" << guidance_mode_name(req.guidance.mode) << " w=" << req.guidance.w;
-            if (!req.guidance.negative_tags.empty()) out << " negative_tags=" << req.guidance.negative_tags;
+        if (!rq.tags.empty()) out << " tags=" << rq.tags;
+        if (rq.guidance.active()) {
+            out << " guidance=" << guidance_mode_name(rq.guidance.mode) << " w=" << rq.guidance.w;
+            if (!rq.guidance.negative_tags.empty()) out << " negative_tags=" << rq.guidance.negative_tags;
             out << " specificity=" << d.specificity;
         }
         out << " backtracks=" << d.backtracks << "\n";
         for (size_t i = 0; i < d.bases.size(); i += 60) out << d.bases.substr(i, 60) << "\n";
     }
     out_file.commit();
-    const double bp = double(r.designs.size()) * double(req.template_iupac.empty() ? req.length : req.template_iupac.size());
-    std::fprintf(stderr, "%zu design(s), %.0f bp in %.2f s (%.1f bp/s, %s mode) on %s -> %s\n", r.designs.size(), bp, secs,
-                 bp / secs, generation_mode_name(req.mode), m->backend().describe().c_str(), out_path.c_str());
+    std::fprintf(stderr, "%zu design(s), %.0f bp in %.2f s (%.1f bp/s, %s mode) on %s -> %s\n", r.designs.size(),
+                 run.bases_per_second * run.seconds, run.seconds, run.bases_per_second, generation_mode_name(rq.mode),
+                 m->backend().describe().c_str(), out_path.c_str());
 
-    // --project: the run with every setting and its designs (with regions) into a project file.
-    if (project) {
-        // The request's own settings and the speculative figures are added by store_generation.
-        RunSettings s = {{"threads", a.get_or("threads", "")}, {"draft", a.get_or("draft", "")}};
-        if (ss.used) s.push_back({"draft_tokens", std::to_string(spec.draft_tokens)});
-        // Per-base tracks of every design, read in its place: [tags]<dna>context+design+flank</dna>.
-        ScoreOptions so;
-        so.tags = req.tags;
-        so.token_score = false;
-        so.context_tokens = size_t(m->config().max_position_embeddings);
-        std::vector<std::string> full;
-        for (const Design& d : r.designs) full.push_back(req.left_context + d.bases + req.right_flank);
-        const auto scores = score_sequences(m->backend(), m->tokenizer(), full, so);
-        std::vector<std::vector<BaseScore>> tracks(r.designs.size());
-        for (size_t i = 0; i < r.designs.size() && i < scores.size(); ++i) {
-            const auto& t = scores[i].track;
-            const size_t c = req.left_context.size();
-            if (t.size() >= c + r.designs[i].bases.size())
-                tracks[i].assign(t.begin() + long(c), t.begin() + long(c + r.designs[i].bases.size()));
-        }
-        store_generation(*project, *m, req, r, tracks, s, bp / secs, "the designs are in " + out_path);
-    }
+    // --project: the run with every setting, its designs (with regions and per-base tracks, read in
+    // their place) into a project file.
+    if (project) store_generation(*project, run, {{"threads", a.get_or("threads", "")}}, "the designs are in " + out_path);
     return 0;
 }
 

@@ -27,7 +27,7 @@ int cmd_project(const std::vector<std::string>&) {
 #include "carbon/storage/formats.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
-#include "carbon/storage/engine_results.h"
+#include "carbon/runs/run_records.h"
 #include "carbon/storage/vep_result.h"
 #include "cli_project_open.h"
 
@@ -161,7 +161,7 @@ int project_import(const std::string& path, const std::vector<std::string>& rest
         }
         if (vep) {
             // With --model, the run records that folder's identity (config and tokenizer hashes).
-            const st::Run identity = a.get("model") ? st::make_run(*a.get("model"), "", "vep", 0, {}) : st::Run{};
+            const st::Run identity = a.get("model") ? runs::make_run(*a.get("model"), "", "vep", 0, {}) : st::Run{};
             const st::VepStored r = st::store_vep_result(*p, *vep, identity, "finished");
             report.push_back(*vep + ": stored as run " + std::to_string(r.run_id) + " with " + std::to_string(r.rows) + " row(s) in " + path);
         }

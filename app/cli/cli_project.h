@@ -1,27 +1,24 @@
 // carbon-cli's bridge to project files (storage/): `carbon-cli project ...` (cli_project.cpp)
-// and the --project option of generate / score / variant / ism (cli_project_store.cpp). Engine
-// results are mapped to storage's plain structs there. Built without storage, every entry point
-// throws a clear Error.
+// and the --project option of generate / score / variant / ism / vep (cli_project_store.cpp, over
+// the runs' writers). Built without storage, every entry point throws a clear Error.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
+#include "carbon/runs/generation_run.h"
+#include "carbon/runs/named_sequence.h"
+#include "carbon/runs/run_settings.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/scoring/variants.h"
 #include "cli_args.h"
 
 namespace carbon::cli {
 
-struct NamedSequence {
-    std::string name, description, bases;
-};
-
-// Key/value settings of a run as given on the command line (stored verbatim with the run).
-using RunSettings = std::vector<std::pair<std::string, std::string>>;
+using runs::NamedSequence;
+using runs::RunSettings;
 
 int cmd_project(const std::vector<std::string>& args);
 
@@ -40,16 +37,15 @@ constexpr double kDefaultProjectWait = 300;
 // results are stored). nullopt without --project.
 std::optional<ProjectTarget> project_target(const Args& a);
 
-// Each stores one run and all its results in one transaction: everything or nothing. When the
-// project cannot take them (locked longer than the wait, a full disk, a read-only file), they
-// are kept whole in a recovery project beside it and the Error says where and how to store it
-// (`project import P --recover R`); `elsewhere` adds where else the results are ("the designs
-// are in OUT"). `design_tracks[i]` is the per-base track of result.designs[i] (scored in its
-// context and flank); empty vectors store no tracks. store_generation stores every setting of
-// the request and the speculative figures itself; `settings` adds the command line's own.
-void store_generation(const ProjectTarget& project, const Model& model, const DesignRequest& request, const GenerationResult& result,
-                      const std::vector<std::vector<BaseScore>>& design_tracks, const RunSettings& settings,
-                      double bases_per_second, const std::string& elsewhere);
+// Each stores one run and all its results in one transaction (the writers of carbon/runs/
+// run_writers.h): everything or nothing. When the project cannot take them (locked longer than
+// the wait, a full disk, a read-only file), they are kept whole in a recovery project beside it
+// and the Error says where and how to store it (`project import P --recover R`); `elsewhere` adds
+// where else the results are ("the designs are in OUT"). store_generation stores every setting
+// of the run's request, its draft and figures itself, the left context as the sequence the
+// designs were made in; `settings` adds the command line's own.
+void store_generation(const ProjectTarget& project, const runs::GenerationRun& run, const RunSettings& settings,
+                      const std::string& elsewhere);
 void store_scores(const ProjectTarget& project, const Model& model, const std::vector<NamedSequence>& records,
                   const std::vector<SequenceScore>& scores, const RunSettings& settings, double bases_per_second);
 void store_variant(const ProjectTarget& project, const Model& model, const NamedSequence& record, const VariantScore& score,

@@ -20,10 +20,7 @@ std::optional<ProjectTarget> project_target(const Args& a) {
     if (a.get("project")) no_storage();
     return std::nullopt;
 }
-void store_generation(const ProjectTarget&, const Model&, const DesignRequest&, const GenerationResult&,
-                      const std::vector<std::vector<BaseScore>>&, const RunSettings&, double, const std::string&) {
-    no_storage();
-}
+void store_generation(const ProjectTarget&, const runs::GenerationRun&, const RunSettings&, const std::string&) { no_storage(); }
 void store_scores(const ProjectTarget&, const Model&, const std::vector<NamedSequence>&, const std::vector<SequenceScore>&,
                   const RunSettings&, double) {
     no_storage();
@@ -45,10 +42,11 @@ void store_vep(const ProjectTarget&, const Model&, const std::string&) { no_stor
 #include <cstring>
 #include <filesystem>
 
-#include "carbon/storage/engine_results.h"
+#include "carbon/runs/run_records.h"
+#include "carbon/runs/run_writers.h"
+#include "carbon/runs/vep_run.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
-#include "carbon/storage/vep_result.h"
 #include "cli_project_open.h"
 
 namespace carbon::cli {
@@ -56,28 +54,6 @@ namespace carbon::cli {
 namespace st = carbon::storage;
 
 namespace {
-
-// The sequence a result refers to: one with the same name and bases is reused; otherwise it is
-// added, and when other sequences already have its name the note says which id this one got
-// (names need not be unique; --sequence-id picks one).
-int64_t sequence_id_for(st::Project& p, const NamedSequence& r, const std::string& origin, std::vector<std::string>& notes) {
-    const std::vector<st::SequenceRecord> same_name = p.find_sequences(r.name);
-    for (const st::SequenceRecord& s : same_name)
-        if (s.bases == r.bases) return s.id;
-    st::SequenceRecord s;
-    s.name = r.name;
-    s.description = r.description;
-    s.bases = r.bases;
-    s.origin = origin;
-    const int64_t id = p.add_sequence(s);
-    if (!same_name.empty()) {
-        std::string ids;
-        for (const st::SequenceRecord& o : same_name) ids += (ids.empty() ? "" : ", ") + std::to_string(o.id);
-        notes.push_back("the project already holds a sequence named '" + r.name + "' with other bases (id " + ids +
-                        "); this one is stored as id " + std::to_string(id) + " (choose it with --sequence-id " + std::to_string(id) + ")");
-    }
-    return id;
-}
 
 // Stores what `write` writes, whole, or keeps it; Error (exit status 1) when it is not in the
 // project, saying where it is instead.
@@ -126,50 +102,26 @@ std::optional<ProjectTarget> project_target(const Args& a) {
     return t;
 }
 
-void store_generation(const ProjectTarget& project, const Model& model, const DesignRequest& req, const GenerationResult& result,
-                      const std::vector<std::vector<BaseScore>>& design_tracks, const RunSettings& settings,
-                      double bases_per_second, const std::string& elsewhere) {
+void store_generation(const ProjectTarget& project, const runs::GenerationRun& run, const RunSettings& settings,
+                      const std::string& elsewhere) {
     std::vector<std::string> notes;
-    int64_t run_id = 0;
-    auto write = [&](st::Project& p) {
+    runs::StoredGeneration stored;
+    store(project, "run", [&](st::Project& p) {
         notes.clear();
-        int64_t context_id = 0;
-        if (!req.left_context.empty())
-            context_id = sequence_id_for(p, {"context", "left context of a generation run", req.left_context}, "carbon-cli generate", notes);
-        st::RunSettings all = st::generation_settings(req);
-        all.insert(all.end(), settings.begin(), settings.end());
-        for (auto& kv : st::speculative_settings(result.speculative)) all.push_back(std::move(kv));
-        run_id = p.begin_run(st::make_run(model, "generate", req.sampling.seed, std::move(all)));
-        for (size_t di = 0; di < result.designs.size(); ++di) {
-            const Design& d = result.designs[di];
-            std::vector<st::Track> tracks;
-            if (di < design_tracks.size()) tracks = st::base_score_tracks(design_tracks[di]);
-            p.add_design(st::design_record(d, run_id, context_id), std::move(tracks), st::design_regions(req.template_iupac, d.bases.size()));
-        }
-        p.finish_run(run_id, result.cancelled ? "cancelled" : "finished", bases_per_second);
-    };
-    store(project, "run", write, notes, elsewhere);
-    std::fprintf(stderr, "stored run %lld with %zu design(s) in %s\n", static_cast<long long>(run_id), result.designs.size(),
-                 project.path.c_str());
+        stored = runs::write_generation_run(p, run, runs::DesignedIn{0, "carbon-cli generate"}, settings, notes);
+    }, notes, elsewhere);
+    std::fprintf(stderr, "stored run %lld with %zu design(s) in %s\n", static_cast<long long>(stored.run_id),
+                 run.result.designs.size(), project.path.c_str());
 }
 
 void store_scores(const ProjectTarget& project, const Model& model, const std::vector<NamedSequence>& records,
                   const std::vector<SequenceScore>& scores, const RunSettings& settings, double bases_per_second) {
     std::vector<std::string> notes;
     int64_t run_id = 0;
-    auto write = [&](st::Project& p) {
+    store(project, "scores", [&](st::Project& p) {
         notes.clear();
-        run_id = p.begin_run(st::make_run(model, "score", 0, settings));
-        for (size_t i = 0; i < records.size() && i < scores.size(); ++i) {
-            const int64_t sid = sequence_id_for(p, records[i], "carbon-cli score", notes);
-            for (st::Track& tr : st::base_score_tracks(scores[i].track)) {
-                tr.sequence_id = sid;
-                p.add_track(tr);
-            }
-        }
-        p.finish_run(run_id, "finished", bases_per_second);
-    };
-    store(project, "scores", write, notes, "the scores are in the rows printed above");
+        run_id = runs::write_scores(p, model, records, scores, settings, bases_per_second, notes);
+    }, notes, "the scores are in the rows printed above");
     std::fprintf(stderr, "stored run %lld with %zu scored sequence(s) in %s\n", static_cast<long long>(run_id), records.size(),
                  project.path.c_str());
 }
@@ -178,24 +130,10 @@ void store_variant(const ProjectTarget& project, const Model& model, const Named
                    const RunSettings& settings) {
     std::vector<std::string> notes;
     int64_t run_id = 0;
-    auto write = [&](st::Project& p) {
+    store(project, "variant score", [&](st::Project& p) {
         notes.clear();
-        run_id = p.begin_run(st::make_run(model, "variant", 0, settings));
-        std::vector<st::VariantRecord> vs(1);
-        vs[0].sequence_id = sequence_id_for(p, record, "carbon-cli variant", notes);
-        vs[0].run_id = run_id;
-        vs[0].position = int64_t(v.position);
-        vs[0].ref = v.ref;
-        vs[0].alt = v.alt;
-        vs[0].site_log_odds = v.site_log_odds;
-        vs[0].window_start = int64_t(v.window.start);
-        vs[0].window_end = int64_t(v.window.end);
-        vs[0].window_delta = v.window_delta;
-        vs[0].window_delta_rc = v.window_delta_rc;
-        p.add_variants(vs);
-        p.finish_run(run_id, v.cancelled ? "cancelled" : "finished", 0);
-    };
-    store(project, "variant score", write, notes, "the score is in the row printed above");
+        run_id = runs::write_variant(p, model, record, v, settings, notes);
+    }, notes, "the score is in the row printed above");
     std::fprintf(stderr, "stored run %lld with 1 variant score in %s\n", static_cast<long long>(run_id), project.path.c_str());
 }
 
@@ -203,43 +141,22 @@ void store_ism(const ProjectTarget& project, const Model& model, const NamedSequ
                const RunSettings& settings, const std::string& elsewhere) {
     std::vector<std::string> notes;
     int64_t run_id = 0;
-    auto write = [&](st::Project& p) {
+    store(project, "mutant scores", [&](st::Project& p) {
         notes.clear();
-        run_id = p.begin_run(st::make_run(model, "ism", 0, settings));
-        const int64_t sid = sequence_id_for(p, record, "carbon-cli ism", notes);
-        std::vector<st::VariantRecord> vs;
-        for (const IsmEntry& e : r.entries) {
-            st::VariantRecord v;
-            v.sequence_id = sid;
-            v.run_id = run_id;
-            v.position = int64_t(e.position);
-            v.ref = e.ref;
-            v.alt = e.alt;
-            v.ism_score = e.score;
-            v.window_start = int64_t(r.window.start);
-            v.window_end = int64_t(r.window.end);
-            vs.push_back(v);
-        }
-        p.add_variants(vs);
-        p.finish_run(run_id, r.cancelled ? "cancelled" : "finished", 0);
-    };
-    store(project, "mutant scores", write, notes, elsewhere);
+        run_id = runs::write_ism(p, model, record, r, settings, notes);
+    }, notes, elsewhere);
     std::fprintf(stderr, "stored run %lld with %zu mutant score(s) in %s\n", static_cast<long long>(run_id), r.entries.size(),
                  project.path.c_str());
 }
 
 void store_vep(const ProjectTarget& project, const Model& model, const std::string& tsv) {
     std::vector<std::string> notes;
-    int64_t run_id = 0;
-    int64_t rows = 0;
-    auto write = [&](st::Project& p) {
-        const st::VepStored r = st::store_vep_result(p, tsv, st::make_run(model, "vep", 0, {}), "finished");
-        run_id = r.run_id;
-        rows = r.rows;
-    };
-    store(project, "variant effects", write, notes, "the variant effects are in " + tsv);
-    std::fprintf(stderr, "stored run %lld with %lld variant effect row(s) of %s in %s\n", static_cast<long long>(run_id),
-                 static_cast<long long>(rows), tsv.c_str(), project.path.c_str());
+    st::VepStored stored;
+    store(project, "variant effects", [&](st::Project& p) {
+        stored = runs::write_vep_run(p, tsv, runs::make_run(model, "vep", 0, {}), "finished");
+    }, notes, "the variant effects are in " + tsv);
+    std::fprintf(stderr, "stored run %lld with %lld variant effect row(s) of %s in %s\n", static_cast<long long>(stored.run_id),
+                 static_cast<long long>(stored.rows), tsv.c_str(), project.path.c_str());
 }
 
 }  // namespace carbon::cli

@@ -12,9 +12,10 @@
 #include <sstream>
 
 #include "carbon/model.h"
-#include "carbon/support/output_file.h"
+#include "carbon/runs/scoring_run.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/scoring/variants.h"
+#include "carbon/support/output_file.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"
@@ -167,20 +168,16 @@ int cmd_score(const std::vector<std::string>& argv) {
     if (!json) std::printf("name\tlength\tbases_scored\tbase_mean_logp\ttoken_mean_logp\n");
     ProgressPrinter progress(a.flag("quiet"));
     const auto t0 = std::chrono::steady_clock::now();
-    size_t done_before = 0;
-    // Records go to the engine in groups (it batches short ones into shared forward passes);
-    // results are written group by group so memory stays bounded on large files.
-    for (size_t first = 0; first < recs.size();) {
-        size_t last = first, bases = 0;
-        while (last < recs.size() && (last == first || (bases < (1u << 20) && last - first < 256))) bases += recs[last++].sequence.size();
-        std::vector<std::string> seqs;
-        for (size_t i = first; i < last; ++i) seqs.push_back(recs[i].sequence);
-        std::vector<SequenceScore> res = score_sequences(m->backend(), m->tokenizer(), seqs, o, [&](size_t done, size_t) {
-            const double d = double(done_before + done);
-            progress.update(d, double(total), "bp", d / std::max(1e-9, seconds_since(t0)));
-            return true;
-        });
+    // The scoring run: records in bounded groups, written group by group.
+    runs::ScoringRunCallbacks run;
+    run.sequence = [&](size_t i) -> const std::string& { return recs[i].sequence; };
+    run.progress = [&](size_t done, size_t all) {
+        progress.update(double(done), double(all), "bp", double(done) / std::max(1e-9, seconds_since(t0)));
+        return true;
+    };
+    run.on_group = [&](size_t first, std::vector<SequenceScore>& res) {
         progress.finish();
+        const size_t last = first + res.size();
         for (size_t i = first; i < last; ++i) {
             const FastaRecord& r = recs[i];
             const SequenceScore& s = res[i - first];
@@ -210,9 +207,8 @@ int cmd_score(const std::vector<std::string>& argv) {
                 stored_records.push_back({recs[i].name, recs[i].description, recs[i].sequence});
                 stored_scores.push_back(std::move(res[i - first]));
             }
-        done_before += bases;
-        first = last;
-    }
+    };
+    runs::score_in_groups(*m, recs.size(), o, run);
     std::fflush(stdout);
     if (json) std::cout << rows.dump(2) << "\n";
     if (tracks) tracks->commit();

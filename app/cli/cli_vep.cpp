@@ -192,7 +192,7 @@ int cmd_vep(const std::vector<std::string>& argv) {
     auto last_print = t0;
     size_t rows_seen = 0, rows_scored = 0, records = 0;
     // A site at a time: records of one CHROM, POS and REF share their window's reference pass.
-    storage::VepSiteReader sites(vcf);
+    runs::VepSiteReader sites(vcf);
     std::vector<storage::VcfRecord> site;
     while (sites.next(site)) {
         records += site.size();

@@ -139,7 +139,7 @@ int vep_worker(const Args& a, const VepSettings& settings) {
         size_t records = 0, n_rows = 0;
         try {
             storage::VcfReader vcf(settings.vcf, storage::parse_vcf_regions(req["regions"].get<std::string>()));
-            storage::VepSiteReader sites(vcf);
+            runs::VepSiteReader sites(vcf);
             std::vector<storage::VcfRecord> site;
             while (sites.next(site)) {
                 records += site.size();

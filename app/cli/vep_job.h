@@ -1,6 +1,7 @@
 // What every form of `carbon-cli vep` shares (the single run, the Ray worker, the shard list):
 // the settings read from the command line, the options it takes, and the writing helpers. The
-// scorer itself is storage's (carbon/storage/vep_scorer.h), shared with the desktop application.
+// scorer itself is the variant-effect run's (carbon/runs/vep_run.h), shared with the desktop
+// application.
 // Needs storage/ (htslib); compiled only with CARBON_HAVE_STORAGE.
 #pragma once
 
@@ -8,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "carbon/storage/vep_scorer.h"
+#include "carbon/runs/vep_run.h"
 #include "cli_args.h"
 
 namespace carbon::cli {
@@ -17,10 +18,10 @@ namespace carbon::cli {
 std::set<std::string> vep_value_options();
 std::set<std::string> vep_flag_options();
 
-using storage::VepScorer;
-using storage::VepSettings;
-using storage::vep_header;
-using storage::vep_row_key;
+using runs::VepScorer;
+using runs::VepSettings;
+using runs::vep_header;
+using runs::vep_row_key;
 
 // The settings from the command line (the paths, window, strands, tags, regions).
 VepSettings vep_settings(const Args& a);

@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "carbon/storage/engine_results.h"
+#include "carbon/runs/run_records.h"
 #include "carbon/storage/project.h"
 #include "commands/insert_bases_command.h"
 #include "commands/replace_bases_command.h"
@@ -109,7 +109,7 @@ int benchOpenProject(const QString& path, int n) {
                 b.entropy_bits = 2.f;
             }
             d.design_logp = -1.4;
-            p->add_design(st::design_record(d, rid, sid), st::base_score_tracks(scores), st::design_regions("", 1000));
+            p->add_design(carbon::runs::design_record(d, rid, sid), carbon::runs::base_score_tracks(scores), carbon::runs::design_regions("", 1000));
         }
         p->finish_run(rid, "finished", 0);
         t.commit();

@@ -467,15 +467,17 @@ private slots:
         QCOMPARE(opened.count(), 1);
         RunToStore run;
         run.requestId = 7;
-        run.modelDir = tmp.filePath(QStringLiteral("model"));
-        run.backend = QStringLiteral("cpu");
+        auto generated = std::make_shared<carbon::runs::GenerationRun>();
+        generated->model_dir = tmp.filePath(QStringLiteral("model")).toStdString();
+        generated->backend = "cpu";
         for (int i = 0; i < 3; ++i) {
             carbon::Design d;
             d.index = size_t(i);
             d.bases = randomBases(40, quint32(i)).toStdString();
             d.rank = i + 1;
-            run.designs.append(d);
+            generated->result.designs.push_back(d);
         }
+        run.run = generated;
         {
             st::Transaction held(*holder);  // another program's write, for longer than the store waits
             st::SequenceRecord s;
@@ -493,7 +495,7 @@ private slots:
         QVERIFY2(QFile::exists(kept), qPrintable(kept));
         auto recovered = st::Project::open(kept.toStdString(), {.create = false, .read_only = true});
         QCOMPARE(recovered->count("designs"), int64_t(3));
-        QCOMPARE(QByteArray::fromStdString(recovered->list_designs()[0].bases), QByteArray::fromStdString(run.designs[0].bases));
+        QCOMPARE(QByteArray::fromStdString(recovered->list_designs()[0].bases), QByteArray::fromStdString(run.run->result.designs[0].bases));
     }
 
     void withoutAProjectNothingIsStoredAndExportSaysWhy() {

@@ -20,7 +20,7 @@
 #include "carbon/model.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/vcf.h"
-#include "carbon/storage/vep_scorer.h"
+#include "carbon/runs/vep_run.h"
 #include "carbon/test_support/test_model.h"
 #include "main_window.h"
 #include "run_log.h"
@@ -180,7 +180,7 @@ private slots:
     }
 
     // Score Variants: a VCF scored against the open project's sequences in the background, the
-    // rows those of storage's VepScorer (the scorer carbon-cli vep runs) for the same settings,
+    // rows those of the variant-effect run's VepScorer (the scorer carbon-cli vep runs) for the same settings,
     // stored as a "vep" run linked to the sequences, shown in the dock; a row opens its stored
     // sequence with the variant inspected; Stop keeps the records done as a cancelled run.
     void scoresAVcfAgainstTheProject() {
@@ -228,13 +228,13 @@ private slots:
         QCOMPARE(m->rowCount(), 4);
         QCOMPARE(m->result().runId, runId);
 
-        // The same rows as storage's VepScorer with the same settings, number for number.
+        // The same rows as the variant-effect run's VepScorer with the same settings, number for number.
         auto loaded = carbon::Model::load(model.toStdString());
         carbon::storage::SequenceSetGenome genome("g", {{"chr1", chr1_.toStdString()}, {"chr2", chr2_.toStdString()}});
-        carbon::storage::VepSettings settings;
+        carbon::runs::VepSettings settings;
         settings.options.window_bp = 600;
         settings.options.reverse_complement = true;
-        carbon::storage::VepScorer scorer(settings, *loaded, genome);
+        carbon::runs::VepScorer scorer(settings, *loaded, genome);
         carbon::storage::VcfReader reader(vcfPath.toStdString(), {});
         carbon::storage::VcfRecord rec;
         int i = 0;

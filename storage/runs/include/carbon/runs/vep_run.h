@@ -11,12 +11,19 @@
 #include <vector>
 
 #include "carbon/model.h"
+#include "carbon/runs/run_settings.h"
+#include "carbon/scoring/variants.h"
 #include "carbon/storage/reference.h"
 #include "carbon/storage/vcf.h"
 #include "carbon/storage/vep_result.h"
-#include "carbon/scoring/variants.h"
 
-namespace carbon::storage {
+namespace carbon::runs {
+
+using storage::GenomeSource;
+using storage::VcfReader;
+using storage::VcfRecord;
+using storage::VcfRegion;
+using storage::VepRow;
 
 struct VepSettings {
     std::string model, reference, vcf, regions_text, yarn;
@@ -79,4 +86,13 @@ private:
     bool cancelled_ = false;
 };
 
-}  // namespace carbon::storage
+// Stores the complete result of a vep run (the TSV at `tsv`) as one "vep" run with every row and
+// the model's identity (`identity`, make_run), in one transaction of the caller's: `status`
+// "finished", or "cancelled" for the rows of a stopped run; `extra` settings besides the TSV's
+// '##' lines; `sequence_ids` maps a CHROM to a stored sequence when the run scored the project's
+// own sequences. carbon-cli vep --project and the application's Score Variants both store this way.
+storage::VepStored write_vep_run(storage::Project& project, const std::string& tsv, storage::Run identity,
+                                 const std::string& status, const RunSettings& extra = {},
+                                 const std::vector<std::pair<std::string, int64_t>>& sequence_ids = {});
+
+}  // namespace carbon::runs

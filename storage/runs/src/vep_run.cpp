@@ -1,12 +1,15 @@
-// Whole-VCF variant effect scoring: settings, header and the scorer (see vep_scorer.h).
-#include "carbon/storage/vep_scorer.h"
+// Whole-VCF variant effect scoring: settings, header, the scorer and the writer (see vep_run.h).
+#include "carbon/runs/vep_run.h"
 
 #include <cctype>
 #include <cmath>
 
 #include "carbon/support/common.h"
 
-namespace carbon::storage {
+namespace carbon::runs {
+
+using storage::format_vep_row;
+using storage::kVepColumnLine;
 
 namespace {
 
@@ -151,4 +154,11 @@ std::string VepScorer::rows(std::span<const VcfRecord> site) {
     return out;
 }
 
-}  // namespace carbon::storage
+storage::VepStored write_vep_run(storage::Project& project, const std::string& tsv, storage::Run identity,
+                                 const std::string& status, const RunSettings& extra,
+                                 const std::vector<std::pair<std::string, int64_t>>& sequence_ids) {
+    identity.settings.insert(identity.settings.end(), extra.begin(), extra.end());
+    return storage::store_vep_result(project, tsv, std::move(identity), status, sequence_ids);
+}
+
+}  // namespace carbon::runs
