@@ -26,17 +26,17 @@
 #include <QUndoStack>
 
 #include "carbon/gpu_provider.h"
-#include "commands/replace_bases_command.h"
-#include "design_table_model.h"
-#include "designs_view.h"
-#include "generation_panel.h"
-#include "model_panel.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
-#include "run_log.h"
-#include "sequence_file.h"
-#include "theme.h"
-#include "welcome_page.h"
+#include "document/commands/replace_bases_command.h"
+#include "views/design_table_model.h"
+#include "views/designs_view.h"
+#include "views/generation_panel.h"
+#include "views/model_panel.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
+#include "views/run_log.h"
+#include "document/sequence_file.h"
+#include "views/theme.h"
+#include "views/welcome_page.h"
 
 namespace carbon::ui {
 

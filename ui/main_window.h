@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "carbon/generation/fns_generate.h"
-#include "engine_worker.h"
-#include "project_types.h"
+#include "workers/engine_worker.h"
+#include "workers/project_types.h"
 
 class QAction;
 class QDockWidget;

@@ -12,12 +12,12 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "base_inspector.h"
-#include "likelihood_controller.h"
+#include "views/base_inspector.h"
+#include "controllers/likelihood_controller.h"
 #include "main_window.h"
-#include "mutagenesis_heat_map.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "views/mutagenesis_heat_map.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 
 namespace carbon::ui {
 

@@ -4,13 +4,13 @@
 #include <QDockWidget>
 #include <QStatusBar>
 
-#include "design_table_model.h"
-#include "designs_view.h"
-#include "likelihood_controller.h"
-#include "logo_panel.h"
+#include "views/design_table_model.h"
+#include "views/designs_view.h"
+#include "controllers/likelihood_controller.h"
+#include "views/logo_panel.h"
 #include "main_window.h"
-#include "run_log.h"
-#include "sequence_editor.h"
+#include "views/run_log.h"
+#include "views/sequence_editor.h"
 
 namespace carbon::ui {
 

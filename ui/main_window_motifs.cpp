@@ -12,13 +12,13 @@
 #include <QThreadPool>
 #include <QTimer>
 
-#include "design_table_model.h"
-#include "generation_panel.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
 #include "main_window.h"
-#include "motif_set.h"
-#include "run_log.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "workers/motif_set.h"
+#include "views/run_log.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 
 namespace carbon::ui {
 

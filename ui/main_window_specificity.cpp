@@ -6,12 +6,12 @@
 #include <QMenu>
 #include <QStatusBar>
 
-#include "engine_worker.h"
-#include "generation_panel.h"
-#include "likelihood_controller.h"
+#include "workers/engine_worker.h"
+#include "views/generation_panel.h"
+#include "controllers/likelihood_controller.h"
 #include "main_window.h"
-#include "sequence_document.h"
-#include "track_chart_view.h"
+#include "document/sequence_document.h"
+#include "views/track_chart_view.h"
 
 namespace carbon::ui {
 

@@ -26,17 +26,17 @@
 #include <QUndoStack>
 #include <algorithm>
 
-#include "base_inspector.h"
-#include "engine_worker.h"
-#include "likelihood_controller.h"
-#include "project_browser.h"
-#include "project_store.h"
+#include "views/base_inspector.h"
+#include "workers/engine_worker.h"
+#include "controllers/likelihood_controller.h"
+#include "views/project_browser.h"
+#include "workers/project_store.h"
 #include "carbon/storage/reference.h"
 #include "main_window.h"
-#include "run_log.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
-#include "vep_view.h"
+#include "views/run_log.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
+#include "views/vep_view.h"
 
 namespace carbon::ui {
 

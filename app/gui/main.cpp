@@ -10,7 +10,7 @@
 
 #include "carbon/gpu_provider.h"
 #include "main_window.h"
-#include "theme.h"
+#include "views/theme.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);

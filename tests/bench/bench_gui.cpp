@@ -18,14 +18,14 @@
 
 #include "carbon/runs/run_records.h"
 #include "carbon/storage/project.h"
-#include "commands/insert_bases_command.h"
-#include "commands/replace_bases_command.h"
-#include "design_table_model.h"
-#include "likelihood_controller.h"
+#include "document/commands/insert_bases_command.h"
+#include "document/commands/replace_bases_command.h"
+#include "views/design_table_model.h"
+#include "controllers/likelihood_controller.h"
 #include "main_window.h"
-#include "model_panel.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "views/model_panel.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 #include "../ui/ui_test_support.h"
 
 using namespace carbon::ui;

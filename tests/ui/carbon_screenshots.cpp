@@ -25,20 +25,20 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "base_inspector.h"
+#include "views/base_inspector.h"
 #include "carbon/test_support/test_model.h"
-#include "design_table_model.h"
-#include "designs_view.h"
-#include "generation_panel.h"
+#include "views/design_table_model.h"
+#include "views/designs_view.h"
+#include "views/generation_panel.h"
 #include "main_window.h"
-#include "model_panel.h"
-#include "logo_panel.h"
-#include "mutagenesis_heat_map.h"
-#include "project_browser.h"
-#include "project_store.h"
-#include "sequence_editor.h"
-#include "theme.h"
-#include "track_chart_view.h"
+#include "views/model_panel.h"
+#include "views/logo_panel.h"
+#include "views/mutagenesis_heat_map.h"
+#include "views/project_browser.h"
+#include "workers/project_store.h"
+#include "views/sequence_editor.h"
+#include "views/theme.h"
+#include "views/track_chart_view.h"
 
 using namespace carbon::ui;
 namespace fs = std::filesystem;

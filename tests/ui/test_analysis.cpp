@@ -11,18 +11,18 @@
 #include <QThread>
 #include <cmath>
 
-#include "base_inspector.h"
+#include "views/base_inspector.h"
 #include "carbon/model.h"
 #include "carbon/test_support/test_model.h"
 #include "carbon/scoring/variants.h"
-#include "engine_worker.h"
-#include "likelihood_controller.h"
+#include "workers/engine_worker.h"
+#include "controllers/likelihood_controller.h"
 #include "main_window.h"
-#include "mutagenesis_heat_map.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
-#include "theme.h"
-#include "track_chart_view.h"
+#include "views/mutagenesis_heat_map.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
+#include "views/theme.h"
+#include "views/track_chart_view.h"
 
 using namespace carbon::ui;
 

@@ -4,8 +4,8 @@
 #include <QTableView>
 #include <QTest>
 
-#include "design_table_model.h"
-#include "designs_view.h"
+#include "views/design_table_model.h"
+#include "views/designs_view.h"
 
 using namespace carbon::ui;
 

@@ -5,11 +5,11 @@
 #include <QTest>
 #include <QUndoStack>
 
-#include "commands/insert_bases_command.h"
-#include "commands/remove_bases_command.h"
-#include "commands/replace_bases_command.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "document/commands/insert_bases_command.h"
+#include "document/commands/remove_bases_command.h"
+#include "document/commands/replace_bases_command.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 
 using namespace carbon::ui;
 

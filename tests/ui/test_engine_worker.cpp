@@ -8,7 +8,7 @@
 #include <QThread>
 
 #include "carbon/test_support/test_model.h"
-#include "engine_worker.h"
+#include "workers/engine_worker.h"
 
 using namespace carbon::ui;
 

@@ -19,12 +19,12 @@
 #include <QTreeWidget>
 #include <QUndoStack>
 
-#include "design_table_model.h"
-#include "designs_view.h"
+#include "views/design_table_model.h"
+#include "views/designs_view.h"
 #include "main_window.h"
-#include "project_browser.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "views/project_browser.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 #include "ui_test_support.h"
 
 using namespace carbon::ui;

@@ -14,11 +14,11 @@
 
 #include "carbon/storage/flatfile.h"
 #include "carbon/storage/project.h"
-#include "commands/insert_bases_command.h"
-#include "commands/remove_bases_command.h"
+#include "document/commands/insert_bases_command.h"
+#include "document/commands/remove_bases_command.h"
 #include "main_window.h"
-#include "project_store.h"
-#include "sequence_document.h"
+#include "workers/project_store.h"
+#include "document/sequence_document.h"
 #include "ui_test_support.h"
 
 using namespace carbon::ui;

@@ -19,12 +19,12 @@
 #include "carbon/model.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/test_support/test_model.h"
-#include "design_table_model.h"
-#include "generation_panel.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
 #include "main_window.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
-#include "track_chart_view.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
+#include "views/track_chart_view.h"
 #include "ui_test_support.h"
 
 using namespace carbon::ui;

@@ -7,11 +7,11 @@
 #include <QUndoStack>
 
 #include "carbon/test_support/test_model.h"
-#include "design_table_model.h"
-#include "generation_panel.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
 #include "main_window.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 #include "ui_test_support.h"
 
 #include <QLineEdit>

@@ -22,14 +22,14 @@
 #include "carbon/loader/config.h"
 #include "carbon/storage/project.h"
 #include "carbon/test_support/test_model.h"
-#include "design_table_model.h"
-#include "engine_worker.h"
-#include "generation_panel.h"
+#include "views/design_table_model.h"
+#include "workers/engine_worker.h"
+#include "views/generation_panel.h"
 #include "main_window.h"
-#include "model_panel.h"
-#include "project_store.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "views/model_panel.h"
+#include "workers/project_store.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 
 using namespace carbon::ui;
 namespace fs = std::filesystem;

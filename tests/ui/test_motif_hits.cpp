@@ -13,12 +13,12 @@
 
 #include "carbon/motifs/motif.h"
 #include "carbon/test_support/test_model.h"
-#include "design_table_model.h"
-#include "generation_panel.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
 #include "main_window.h"
-#include "motif_set.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "workers/motif_set.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 #include "ui_test_support.h"
 
 using namespace carbon::ui;

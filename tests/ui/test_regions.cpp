@@ -9,15 +9,15 @@
 #include <QTest>
 #include <QUndoStack>
 
-#include "commands/add_region_command.h"
-#include "commands/insert_bases_command.h"
-#include "commands/remove_bases_command.h"
-#include "commands/remove_region_command.h"
-#include "commands/replace_bases_command.h"
-#include "run_log.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
-#include "theme.h"
+#include "document/commands/add_region_command.h"
+#include "document/commands/insert_bases_command.h"
+#include "document/commands/remove_bases_command.h"
+#include "document/commands/remove_region_command.h"
+#include "document/commands/replace_bases_command.h"
+#include "views/run_log.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
+#include "views/theme.h"
 
 using namespace carbon::ui;
 

@@ -12,12 +12,12 @@
 
 #include "carbon/storage/project.h"
 #include "carbon/test_support/test_model.h"
-#include "design_table_model.h"
-#include "generation_panel.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
 #include "main_window.h"
-#include "project_store.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "workers/project_store.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 #include "ui_test_support.h"
 
 using namespace carbon::ui;

@@ -8,8 +8,8 @@
 #include <QTest>
 #include <QUndoStack>
 
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 
 using namespace carbon::ui;
 

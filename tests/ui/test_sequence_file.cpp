@@ -11,8 +11,8 @@
 
 #include "carbon/support/common.h"
 #include "main_window.h"
-#include "sequence_document.h"
-#include "sequence_file.h"
+#include "document/sequence_document.h"
+#include "document/sequence_file.h"
 #include "ui_test_support.h"
 
 using namespace carbon::ui;

@@ -14,13 +14,13 @@
 #include <cmath>
 
 #include "carbon/test_support/test_model.h"
-#include "likelihood_controller.h"
-#include "logo_panel.h"
+#include "controllers/likelihood_controller.h"
+#include "views/logo_panel.h"
 #include "main_window.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
-#include "sequence_logo.h"
-#include "theme.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
+#include "views/sequence_logo.h"
+#include "views/theme.h"
 #include "ui_test_support.h"
 
 using namespace carbon::ui;

@@ -15,7 +15,7 @@
 #include <QTest>
 #include <cmath>
 
-#include "base_inspector.h"
+#include "views/base_inspector.h"
 #include "carbon/support/common.h"
 #include "carbon/model.h"
 #include "carbon/storage/project.h"
@@ -23,11 +23,11 @@
 #include "carbon/runs/vep_run.h"
 #include "carbon/test_support/test_model.h"
 #include "main_window.h"
-#include "run_log.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
+#include "views/run_log.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
 #include "ui_test_support.h"
-#include "vep_view.h"
+#include "views/vep_view.h"
 
 using namespace carbon::ui;
 

@@ -16,18 +16,18 @@
 #include <QTest>
 #include <QTreeWidget>
 
-#include "base_inspector.h"
+#include "views/base_inspector.h"
 #include "carbon/storage/project.h"
 #include "carbon/test_support/test_model.h"
-#include "design_table_model.h"
-#include "generation_panel.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
 #include "main_window.h"
-#include "project_browser.h"
-#include "project_store.h"
-#include "sequence_document.h"
-#include "sequence_editor.h"
-#include "track_chart_view.h"
-#include "welcome_page.h"
+#include "views/project_browser.h"
+#include "workers/project_store.h"
+#include "document/sequence_document.h"
+#include "views/sequence_editor.h"
+#include "views/track_chart_view.h"
+#include "views/welcome_page.h"
 
 using namespace carbon::ui;
 

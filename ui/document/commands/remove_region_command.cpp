@@ -1,5 +1,5 @@
 // RemoveRegionCommand: remembers the region so undo restores it at the same index.
-#include "commands/remove_region_command.h"
+#include "remove_region_command.h"
 
 #include <QCoreApplication>
 

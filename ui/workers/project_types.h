@@ -14,7 +14,7 @@
 #include "carbon/generation/fns_generate.h"
 #include "carbon/runs/generation_run.h"
 #include "carbon/scoring/scoring.h"
-#include "sequence_document.h"
+#include "document/sequence_document.h"
 
 namespace carbon::ui {
 

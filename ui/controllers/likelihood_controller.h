@@ -8,7 +8,7 @@
 #include <QTimer>
 #include <QVector>
 
-#include "analysis_types.h"
+#include "workers/analysis_types.h"
 
 namespace carbon::ui {
 

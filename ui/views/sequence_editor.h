@@ -8,7 +8,7 @@
 #include <QByteArray>
 #include <QVector>
 
-#include "sequence_document.h"
+#include "document/sequence_document.h"
 
 class QUndoStack;
 

@@ -1,9 +1,9 @@
 // InsertBasesCommand: redo inserts, undo removes the same span.
-#include "commands/insert_bases_command.h"
+#include "insert_bases_command.h"
 
 #include <QCoreApplication>
 
-#include "sequence_document.h"
+#include "document/sequence_document.h"
 
 namespace carbon::ui {
 

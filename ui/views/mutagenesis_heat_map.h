@@ -8,7 +8,7 @@
 #include <QVector>
 #include <QWidget>
 
-#include "analysis_types.h"
+#include "workers/analysis_types.h"
 
 namespace carbon::ui {
 

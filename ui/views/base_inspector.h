@@ -6,7 +6,7 @@
 #include <QWidget>
 #include <array>
 
-#include "analysis_types.h"
+#include "workers/analysis_types.h"
 
 class QComboBox;
 class QLabel;

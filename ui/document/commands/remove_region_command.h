@@ -3,7 +3,7 @@
 
 #include <QUndoCommand>
 
-#include "sequence_document.h"
+#include "document/sequence_document.h"
 
 namespace carbon::ui {
 

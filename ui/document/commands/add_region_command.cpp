@@ -1,5 +1,5 @@
 // AddRegionCommand: appends the region on redo and takes it back out on undo.
-#include "commands/add_region_command.h"
+#include "add_region_command.h"
 
 #include <QCoreApplication>
 

@@ -5,7 +5,7 @@
 #include <QList>
 #include <QUndoCommand>
 
-#include "sequence_document.h"
+#include "document/sequence_document.h"
 
 namespace carbon::ui {
 

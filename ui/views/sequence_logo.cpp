@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis_types.h"
+#include "workers/analysis_types.h"
 #include "position_ticks.h"
 #include "theme.h"
 

@@ -16,7 +16,7 @@
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
 #include "carbon/storage/vep_result.h"
-#include "feature_regions.h"
+#include "document/feature_regions.h"
 
 namespace carbon::ui {
 

@@ -1,9 +1,9 @@
 // RemoveBasesCommand: remembers the removed bases so undo puts them back.
-#include "commands/remove_bases_command.h"
+#include "remove_bases_command.h"
 
 #include <QCoreApplication>
 
-#include "sequence_document.h"
+#include "document/sequence_document.h"
 
 namespace carbon::ui {
 

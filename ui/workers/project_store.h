@@ -12,7 +12,7 @@
 
 #include "analysis_types.h"
 #include "project_types.h"
-#include "vep_result.h"
+#include "views/vep_result.h"
 
 namespace carbon::storage {
 class Project;

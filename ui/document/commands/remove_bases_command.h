@@ -4,7 +4,7 @@
 #include <QByteArray>
 #include <QUndoCommand>
 
-#include "sequence_document.h"
+#include "document/sequence_document.h"
 
 namespace carbon::ui {
 

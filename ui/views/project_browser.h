@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "project_types.h"
+#include "workers/project_types.h"
 
 class QLabel;
 class QTreeWidget;

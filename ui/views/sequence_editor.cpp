@@ -16,12 +16,12 @@
 #include <QUndoStack>
 
 #include "carbon/fns/fns.h"
-#include "commands/add_region_command.h"
-#include "commands/insert_bases_command.h"
-#include "commands/remove_bases_command.h"
-#include "commands/remove_region_command.h"
-#include "commands/replace_bases_command.h"
-#include "sequence_document.h"
+#include "document/commands/add_region_command.h"
+#include "document/commands/insert_bases_command.h"
+#include "document/commands/remove_bases_command.h"
+#include "document/commands/remove_region_command.h"
+#include "document/commands/replace_bases_command.h"
+#include "document/sequence_document.h"
 #include "theme.h"
 
 namespace carbon::ui {

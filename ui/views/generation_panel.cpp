@@ -17,7 +17,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "motif_set.h"
+#include "workers/motif_set.h"
 
 #include "carbon/fns/fns.h"
 

@@ -1,9 +1,9 @@
 // ReplaceBasesCommand: swaps the old and new spans in both directions.
-#include "commands/replace_bases_command.h"
+#include "replace_bases_command.h"
 
 #include <QCoreApplication>
 
-#include "sequence_document.h"
+#include "document/sequence_document.h"
 
 namespace carbon::ui {
 

@@ -12,7 +12,7 @@
 #include <QWidget>
 
 #include "carbon/model_catalog.h"
-#include "engine_worker.h"
+#include "workers/engine_worker.h"
 
 class QComboBox;
 class QFormLayout;
