@@ -22,6 +22,10 @@
 #include "document/commands/replace_bases_command.h"
 #include "views/design_table_model.h"
 #include "controllers/likelihood_controller.h"
+#include "controllers/analysis_controller.h"
+#include "controllers/designs_controller.h"
+#include "controllers/model_controller.h"
+#include "controllers/project_controller.h"
 #include "main_window.h"
 #include "views/model_panel.h"
 #include "document/sequence_document.h"
@@ -118,7 +122,7 @@ int benchOpenProject(const QString& path, int n) {
     w.resize(1600, 1000);
     w.show();
     if (!QTest::qWaitForWindowExposed(&w)) return 1;
-    QSignalSpy opened(&w, &MainWindow::projectOpened);
+    QSignalSpy opened(w.project(), &ProjectController::projectOpened);
     // The longest stretch the GUI thread spends without returning to its event loop.
     QElapsedTimer gap;
     qint64 maxGapNs = 0;
@@ -129,7 +133,7 @@ int benchOpenProject(const QString& path, int n) {
     t.start();
     gap.start();
     tick.start(2);
-    w.openProject(path);
+    w.project()->openProject(path);
     while (opened.count() == 0) QTest::qWait(2);  // sleeps in the event loop (processEvents with a time limit would spin)
     const double toOpened = double(t.nsecsElapsed()) / 1e6;
     QApplication::processEvents();  // the table's and browser's first layout and paint
@@ -137,10 +141,10 @@ int benchOpenProject(const QString& path, int n) {
     QTest::qWait(20);
     tick.stop();
     report("open_project_longest_gui_thread_stall", double(maxGapNs) / 1e6, "ms");
-    report("open_project_designs", w.designs()->rowCount(), "designs");
+    report("open_project_designs", w.designs()->model()->rowCount(), "designs");
     report("open_project_to_table_filled", toOpened, "ms");
     report("open_project_to_first_paint", toPainted, "ms");
-    return w.designs()->rowCount() == n ? 0 : 1;
+    return w.designs()->model()->rowCount() == n ? 0 : 1;
 }
 
 // Time from an edit of a 10 kb sequence to the refreshed track (incremental rescoring from the
@@ -153,10 +157,10 @@ int benchEditTrack(const QString& modelDir) {
     if (!QTest::qWaitForWindowExposed(&w)) return 1;
     // The model manager's start-up scan (each known folder's tokenizer parsed once per session)
     // runs on a pool thread; let it finish so that it does not share the cores with the timings.
-    while (w.modelPanel()->isScanning()) QTest::qWait(2);  // sleeps in the event loop (processEvents with a time limit would spin)
-    w.loadModel(modelDir);
-    while (!w.isModelReady()) QTest::qWait(2);  // sleeps in the event loop (processEvents with a time limit would spin)
-    LikelihoodController* lc = w.likelihood();
+    while (w.models()->panel()->isScanning()) QTest::qWait(2);  // sleeps in the event loop (processEvents with a time limit would spin)
+    w.models()->load(modelDir);
+    while (!w.models()->isReady()) QTest::qWait(2);  // sleeps in the event loop (processEvents with a time limit would spin)
+    LikelihoodController* lc = w.analysis()->likelihood();
     lc->setDebounceMs(0);
     QSignalSpy ready(lc, &LikelihoodController::trackReady);
     auto waitTrack = [&] {
@@ -168,13 +172,13 @@ int benchEditTrack(const QString& modelDir) {
     };
     QElapsedTimer t;
     t.start();
-    w.undoStack()->push(new ReplaceBasesCommand(w.document(), 0, 0, randomBases(10'000, 5)));
+    w.document()->undoStack()->push(new ReplaceBasesCommand(w.document(), 0, 0, randomBases(10'000, 5)));
     report("edit_track_full_10kb", waitTrack(), "ms");
     for (const auto& [name, pos] : {std::pair{"edit_track_insert_at_9000", 9'000}, std::pair{"edit_track_insert_at_5000", 5'000},
                                     std::pair{"edit_track_insert_at_100", 100}}) {
         std::vector<double> ms;
         for (int rep = 0; rep < 5; ++rep) {
-            w.undoStack()->push(new InsertBasesCommand(w.document(), pos, QByteArray("G")));
+            w.document()->undoStack()->push(new InsertBasesCommand(w.document(), pos, QByteArray("G")));
             ms.push_back(waitTrack());
         }
         std::sort(ms.begin(), ms.end());

@@ -30,6 +30,12 @@
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
 #include "views/generation_panel.h"
+#include "controllers/analysis_controller.h"
+#include "controllers/designs_controller.h"
+#include "controllers/generation_controller.h"
+#include "controllers/logo_controller.h"
+#include "controllers/model_controller.h"
+#include "controllers/project_controller.h"
 #include "main_window.h"
 #include "views/model_panel.h"
 #include "views/logo_panel.h"
@@ -118,45 +124,45 @@ int main(int argc, char** argv) {
     w.resize(size);
     w.show();
     if (!QTest::qWaitForWindowExposed(&w)) return 1;
-    waitFor([&] { return !w.modelPanel()->isScanning(); }, 20000);
+    waitFor([&] { return !w.models()->panel()->isScanning(); }, 20000);
     shoot(w, out, "welcome.png");
 
-    QSignalSpy seq(&w, &MainWindow::sequenceOpened);
-    w.openSampleProject();
+    QSignalSpy seq(w.project(), &ProjectController::sequenceOpened);
+    w.project()->openSampleProject();
     if (!waitFor([&] { return seq.count() > 0; }, 20000)) return 1;
-    w.loadModel(model);
-    if (!waitFor([&] { return w.isModelReady(); }, 60000)) return 1;
-    QSignalSpy stored(w.projectStore(), &ProjectStore::runStored);
-    w.generationPanel()->countSpin()->setValue(8);
-    w.runGeneration();
-    if (!waitFor([&] { return stored.count() > 0 && w.designs()->rowCount() == 8 && w.designs()->row(7).designId > 0; }, 120000))
+    w.models()->load(model);
+    if (!waitFor([&] { return w.models()->isReady(); }, 60000)) return 1;
+    QSignalSpy stored(w.project()->store(), &ProjectStore::runStored);
+    w.generation()->panel()->countSpin()->setValue(8);
+    w.generation()->runGeneration();
+    if (!waitFor([&] { return stored.count() > 0 && w.designs()->model()->rowCount() == 8 && w.designs()->model()->row(7).designId > 0; }, 120000))
         return 1;
     w.editor()->setSelection(640, 720);
     w.editor()->scrollToPosition(560);
     raise(w, "designsDock");
     shoot(w, out, "main-window.png");
 
-    w.designsView()->table()->selectRow(0);
+    w.designs()->view()->table()->selectRow(0);
     for (int r = 1; r < 4; ++r)
-        w.designsView()->table()->selectionModel()->select(w.designsView()->proxy()->index(r, 0),
+        w.designs()->view()->table()->selectionModel()->select(w.designs()->view()->proxy()->index(r, 0),
                                                            QItemSelectionModel::Select | QItemSelectionModel::Rows);
-    w.overlaySelectedDesigns();
-    waitFor([&] { return w.designChart()->seriesCount() == 4; }, 20000);
+    w.designs()->overlaySelectedDesigns();
+    waitFor([&] { return w.designs()->chart()->seriesCount() == 4; }, 20000);
     shoot(w, out, "design-tracks.png");
 
     // The variant fos_TATA_T703G from the project browser to the Base Inspector, scored.
-    QTreeWidgetItem* fos = w.projectBrowser()->tree()->topLevelItem(0)->child(0);
+    QTreeWidgetItem* fos = w.project()->browser()->tree()->topLevelItem(0)->child(0);
     for (int i = 0; i < fos->childCount(); ++i)
-        if (fos->child(i)->text(1) == QLatin1String("fos_TATA_T703G")) emit w.projectBrowser()->tree()->itemActivated(fos->child(i), 0);
-    waitFor([&] { return w.inspector()->position() == 702; }, 60000);
-    for (QPushButton* b : w.inspector()->findChildren<QPushButton*>())
+        if (fos->child(i)->text(1) == QLatin1String("fos_TATA_T703G")) emit w.project()->browser()->tree()->itemActivated(fos->child(i), 0);
+    waitFor([&] { return w.analysis()->inspector()->position() == 702; }, 60000);
+    for (QPushButton* b : w.analysis()->inspector()->findChildren<QPushButton*>())
         if (b->text().contains(QStringLiteral("Score"))) b->click();
-    waitFor([&] { return w.inspector()->chart()->seriesCount() >= 3; }, 60000);
+    waitFor([&] { return w.analysis()->inspector()->chart()->seriesCount() >= 3; }, 60000);
     raise(w, "inspectorDock");
     shoot(w, out, "variant.png");
 
     w.editor()->setSelection(690, 720);
-    w.scanMutagenesis(false);
+    w.analysis()->scanMutagenesis(false);
     raise(w, "mutagenesisDock");
     shoot(w, out, "mutagenesis.png");
 
@@ -167,8 +173,8 @@ int main(int argc, char** argv) {
         d->resize(1100, 340);
         d->show();
         w.editor()->setSelection(680, 730);
-        w.logoFromSelection();
-        waitFor([&] { return w.logoPanel()->view()->logo().columns.size() == 50; }, 20000);
+        w.logo()->logoFromSelection();
+        waitFor([&] { return w.logo()->panel()->view()->logo().columns.size() == 50; }, 20000);
         shoot(*d, out, "logo.png");
         d->setFloating(false);
     }
@@ -179,7 +185,7 @@ int main(int argc, char** argv) {
         d->resize(760, 760);
         d->move(w.geometry().center() - QPoint(380, 380));
     }
-    w.modelPanel()->folderList()->setCurrentItem(w.modelPanel()->folderList()->topLevelItem(0));
+    w.models()->panel()->folderList()->setCurrentItem(w.models()->panel()->folderList()->topLevelItem(0));
     if (auto* d = w.findChild<QDockWidget*>(QStringLiteral("modelDock"))) {
         shoot(*d, out, "model-manager.png");
         d->setFloating(false);

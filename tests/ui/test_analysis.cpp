@@ -17,6 +17,8 @@
 #include "carbon/scoring/variants.h"
 #include "workers/engine_worker.h"
 #include "controllers/likelihood_controller.h"
+#include "controllers/analysis_controller.h"
+#include "controllers/model_controller.h"
 #include "main_window.h"
 #include "views/mutagenesis_heat_map.h"
 #include "document/sequence_document.h"
@@ -209,17 +211,17 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.document()->setBases(randomBases(1500, 9));
-        w.loadModel(modelDir_);
-        QTRY_VERIFY_WITH_TIMEOUT(w.likelihood()->isCurrent(), 60000);
+        w.models()->load(modelDir_);
+        QTRY_VERIFY_WITH_TIMEOUT(w.analysis()->likelihood()->isCurrent(), 60000);
         QTRY_VERIFY_WITH_TIMEOUT(!w.editor()->likelihood().isEmpty(), 5000);
-        w.inspectBase(40);
-        QCOMPARE(w.inspector()->position(), 40);
-        w.inspector()->selectAlternative(w.document()->bases()[40] == 'A' ? 'C' : 'A');
-        emit w.inspector()->scoreVariantRequested(40, w.document()->bases()[40] == 'A' ? 'C' : 'A', 600);
-        QTRY_VERIFY_WITH_TIMEOUT(w.inspector()->chart()->seriesCount() == 3, 60000);
+        w.analysis()->inspectBase(40);
+        QCOMPARE(w.analysis()->inspector()->position(), 40);
+        w.analysis()->inspector()->selectAlternative(w.document()->bases()[40] == 'A' ? 'C' : 'A');
+        emit w.analysis()->inspector()->scoreVariantRequested(40, w.document()->bases()[40] == 'A' ? 'C' : 'A', 600);
+        QTRY_VERIFY_WITH_TIMEOUT(w.analysis()->inspector()->chart()->seriesCount() == 3, 60000);
         w.editor()->setSelection(20, 120);
-        w.scanMutagenesis(false);
-        QCOMPARE(w.heatMap()->matrix().length, 100);
+        w.analysis()->scanMutagenesis(false);
+        QCOMPARE(w.analysis()->heatMap()->matrix().length, 100);
         QTest::qWait(200);
         const QString shot = qEnvironmentVariableIsSet("CARBON_SCREENSHOT2") ? qEnvironmentVariable("CARBON_SCREENSHOT2")
                                                                                : QStringLiteral("/tmp/carbon-studio-2.png");

@@ -62,8 +62,8 @@ private slots:
     void editorPushesCommands() {
         SequenceDocument doc;
         doc.setBases("ACGTACGTAC");
-        QUndoStack stack;
-        SequenceEditor editor(&doc, &stack);
+        QUndoStack& stack = *doc.undoStack();
+        SequenceEditor editor(&doc);
         editor.resize(600, 300);
         editor.setSelection(2, 4);
         QTest::keyClick(&editor, Qt::Key_N);  // replaces the selection
@@ -83,8 +83,8 @@ private slots:
     void clipboardAndFind() {
         SequenceDocument doc;
         doc.setBases("AAGAATTCAA");
-        QUndoStack stack;
-        SequenceEditor editor(&doc, &stack);
+        QUndoStack& stack = *doc.undoStack();
+        SequenceEditor editor(&doc);
         editor.resize(600, 300);
         QVERIFY(editor.findNext("GAWTTC"));
         QCOMPARE(editor.selectionStart(), 2);

@@ -21,6 +21,9 @@
 
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
+#include "controllers/designs_controller.h"
+#include "controllers/generation_controller.h"
+#include "controllers/project_controller.h"
 #include "main_window.h"
 #include "views/project_browser.h"
 #include "document/sequence_document.h"
@@ -127,17 +130,17 @@ private slots:
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
         // A project, so that the sequence list holds the edited sequence.
-        QSignalSpy opened(&w, &MainWindow::projectOpened);
-        w.newProject(tmp.filePath(QStringLiteral("p.carbon")));
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        w.project()->newProject(tmp.filePath(QStringLiteral("p.carbon")));
         QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1, 20000);
         w.document()->setBases(ui_test::randomBases(300, 3));
-        QTRY_VERIFY_WITH_TIMEOUT(w.projectBrowser()->tree()->topLevelItemCount() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.project()->browser()->tree()->topLevelItemCount() > 0, 20000);
         QAction* run = actionNamed(w, QStringLiteral("&Run"));
         QAction* openModel = actionNamed(w, QStringLiteral("Open &Model Folder…"));
         QVERIFY(run && openModel);
         QSignalSpy runs(run, &QAction::triggered), opens(openModel, &QAction::triggered);
-        QWidget* sequenceList = w.projectBrowser()->tree();
-        QWidget* designsTable = w.designsView()->table();
+        QWidget* sequenceList = w.project()->browser()->tree();
+        QWidget* designsTable = w.designs()->view()->table();
         int expected = 0;
         for (QWidget* target : {static_cast<QWidget*>(w.editor()), sequenceList, designsTable}) {
             QVERIFY2(target->isVisible(), qPrintable(target->objectName()));
@@ -180,23 +183,23 @@ private slots:
         row.design.bases = std::string(40, 'C');
         row.regionStart = 50;
         row.regionLength = 40;
-        w.designs()->addRow(row);
-        w.openDesign(0);
+        w.designs()->model()->addRow(row);
+        w.generation()->openDesign(0);
         QCOMPARE(doc->mid(50, 40), QByteArray(40, 'C'));
         QCOMPARE(doc->regions(), regions0);  // the design fills its region; nothing moves
-        w.undoStack()->undo();
+        w.document()->undoStack()->undo();
         QCOMPARE(doc->bases(), bases0);
         QCOMPARE(doc->regions(), regions0);
 
         const QString fasta = tmp.filePath(QStringLiteral("other.fa"));
         QVERIFY(ui_test::writeFile(fasta, ">other\nACGTACGTAC\n"));
-        QVERIFY(w.openSequenceFile(fasta));
+        QVERIFY(w.project()->openSequenceFile(fasta));
         QCOMPARE(doc->bases(), QByteArray("ACGTACGTAC"));
         QVERIFY(doc->regions().isEmpty());
-        w.undoStack()->undo();
+        w.document()->undoStack()->undo();
         QCOMPARE(doc->bases(), bases0);
         QCOMPARE(doc->regions(), regions0);
-        w.undoStack()->redo();
+        w.document()->undoStack()->redo();
         QCOMPARE(doc->bases(), QByteArray("ACGTACGTAC"));
     }
 };

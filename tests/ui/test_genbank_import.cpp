@@ -16,6 +16,7 @@
 #include "carbon/storage/project.h"
 #include "document/commands/insert_bases_command.h"
 #include "document/commands/remove_bases_command.h"
+#include "controllers/project_controller.h"
 #include "main_window.h"
 #include "workers/project_store.h"
 #include "document/sequence_document.h"
@@ -45,9 +46,9 @@ private slots:
         const QString path = tmp.filePath(QStringLiteral("g.carbon"));
         { auto p = st::Project::open(path.toStdString()); }
         MainWindow w;
-        QSignalSpy seqOpened(&w, &MainWindow::sequenceOpened);
-        w.openProject(path);
-        QTRY_COMPARE_WITH_TIMEOUT(w.projectPath(), path, 20000);
+        QSignalSpy seqOpened(w.project(), &ProjectController::sequenceOpened);
+        w.project()->openProject(path);
+        QTRY_COMPARE_WITH_TIMEOUT(w.project()->path(), path, 20000);
         w.openPath(data_);  // recognised by its name and content, as a drop is
         QTRY_VERIFY_WITH_TIMEOUT(seqOpened.count() > 0, 20000);
         QTRY_VERIFY_WITH_TIMEOUT(w.statusBar()->currentMessage().contains(QStringLiteral("6 feature(s)")) ||
@@ -65,9 +66,9 @@ private slots:
 
         // Insert 5 bases at the start, delete the CDS's second part (bases 80-100 after the insert
         // at 84-105): the autosave writes the moved locations.
-        QSignalSpy saved(w.projectStore(), &ProjectStore::sequenceSaved);
-        w.undoStack()->push(new InsertBasesCommand(w.document(), 0, QByteArray("GGGGG")));
-        w.undoStack()->push(new RemoveBasesCommand(w.document(), 84, 21));
+        QSignalSpy saved(w.project()->store(), &ProjectStore::sequenceSaved);
+        w.document()->undoStack()->push(new InsertBasesCommand(w.document(), 0, QByteArray("GGGGG")));
+        w.document()->undoStack()->push(new RemoveBasesCommand(w.document(), 84, 21));
         QTRY_VERIFY_WITH_TIMEOUT(saved.count() > 0, 20000);
         QTRY_COMPARE_WITH_TIMEOUT(storedLocation(path, "CDS"), std::string("55..75"), 20000);
         QCOMPARE(storedLocation(path, "promoter"), std::string("<10..45"));
@@ -82,8 +83,8 @@ private slots:
             QVERIFY(!features[2].qualifiers[2].second.has_value());
         }
         // Undo both: the parts come back where they were, and so do the stored locations.
-        w.undoStack()->undo();
-        w.undoStack()->undo();
+        w.document()->undoStack()->undo();
+        w.document()->undoStack()->undo();
         QTRY_COMPARE_WITH_TIMEOUT(storedLocation(path, "CDS"), std::string("join(50..70,80..>100)"), 20000);
         QCOMPARE(storedLocation(path, "promoter"), std::string("<5..40"));
     }
@@ -97,15 +98,15 @@ private slots:
         text.replace("<5..40", "<5..400");
         QVERIFY(ui_test::writeFile(bad, text));
         MainWindow w;
-        QSignalSpy errors(&w, &MainWindow::projectError);
-        w.importFlatFile(bad);  // no project yet
+        QSignalSpy errors(w.project(), &ProjectController::projectError);
+        w.project()->importFlatFile(bad);  // no project yet
         QCOMPARE(errors.count(), 1);
         QVERIFY(errors.last().at(1).toString().contains(QStringLiteral("create a project first")));
         const QString path = tmp.filePath(QStringLiteral("b.carbon"));
         { auto p = st::Project::open(path.toStdString()); }
-        w.openProject(path);
-        QTRY_COMPARE_WITH_TIMEOUT(w.projectPath(), path, 20000);
-        w.importFlatFile(bad);
+        w.project()->openProject(path);
+        QTRY_COMPARE_WITH_TIMEOUT(w.project()->path(), path, 20000);
+        w.project()->importFlatFile(bad);
         QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 1, 20000);
         const QString msg = errors.last().at(1).toString();
         QVERIFY2(msg.contains(QStringLiteral("bad.gb:13: feature promoter")) && msg.contains(QStringLiteral("past the end")), qPrintable(msg));

@@ -21,6 +21,10 @@
 #include "carbon/test_support/test_model.h"
 #include "views/design_table_model.h"
 #include "views/generation_panel.h"
+#include "controllers/designs_controller.h"
+#include "controllers/generation_controller.h"
+#include "controllers/model_controller.h"
+#include "controllers/specificity_controller.h"
 #include "main_window.h"
 #include "document/sequence_document.h"
 #include "views/sequence_editor.h"
@@ -67,25 +71,25 @@ private slots:
         carbon::make_test_model(modelDir.toStdString(), {});
         MainWindow w;
         w.document()->setBases(ui_test::randomBases(300, 6));
-        w.loadModel(modelDir);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
-        GenerationPanel* g = w.generationPanel();
+        w.models()->load(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        GenerationPanel* g = w.generation()->panel();
         g->lengthSpin()->setValue(30);
         g->countSpin()->setValue(4);
         w.editor()->setSelection(100, 130);
-        w.runGeneration();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isGenerating(), 60000);
-        QCOMPARE(w.designs()->rowCount(), 4);
-        const DesignTableModel* m = w.designs();
+        w.generation()->runGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.generation()->isGenerating(), 60000);
+        QCOMPARE(w.designs()->model()->rowCount(), 4);
+        const DesignTableModel* m = w.designs()->model();
         QCOMPARE(m->data(m->index(0, DesignTableModel::SpecificityColumn)).toString(), QString());  // unguided
         g->findChild<QListWidget*>()->item(0)->setCheckState(Qt::Checked);
         g->guidanceCombo()->setCurrentIndex(g->guidanceCombo()->findData(int(carbon::TagGuidance::Mode::Conditional)));
         g->guidanceWeightSpin()->setValue(2);
-        w.runGeneration();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isGenerating(), 60000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.designs()->rowCount(), 8, 20000);
+        w.generation()->runGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.generation()->isGenerating(), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.designs()->model()->rowCount(), 8, 20000);
         for (int r = 4; r < 8; ++r) {
-            const double want = w.designs()->row(r).design.specificity;
+            const double want = w.designs()->model()->row(r).design.specificity;
             QVERIFY(std::isfinite(want));
             QCOMPARE(m->data(m->index(r, DesignTableModel::SpecificityColumn)).toString(), QString::number(want, 'f', 4));
         }
@@ -98,16 +102,16 @@ private slots:
         MainWindow w;
         const QByteArray seq = ui_test::randomBases(150, 9);
         w.document()->setBases(seq);
-        w.loadModel(modelDir);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
-        GenerationPanel* g = w.generationPanel();
-        w.runSpecificityTrack();  // no negative tags yet: refused by name
+        w.models()->load(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        GenerationPanel* g = w.generation()->panel();
+        w.specificity()->runSpecificityTrack();  // no negative tags yet: refused by name
         QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("negative")));
-        QCOMPARE(w.designChart()->seriesCount(), 0);
+        QCOMPARE(w.designs()->chart()->seriesCount(), 0);
         g->findChild<QListWidget*>()->item(0)->setCheckState(Qt::Checked);
         g->negativeTagsEdit()->setText(QStringLiteral("<fungi>"));
-        w.runSpecificityTrack();
-        QTRY_COMPARE_WITH_TIMEOUT(w.designChart()->seriesCount(), 1, 60000);
+        w.specificity()->runSpecificityTrack();
+        QTRY_COMPARE_WITH_TIMEOUT(w.designs()->chart()->seriesCount(), 1, 60000);
         // The plotted values are the engine's specificity_track of the sequence.
         carbon::ModelOptions mo;
         mo.backend = carbon::BackendKind::Cpu;
@@ -116,7 +120,7 @@ private slots:
         o.context_tokens = size_t(model->config().max_position_embeddings);
         const std::vector<float> want = carbon::specificity_track(model->backend(), model->tokenizer(), seq.toStdString(),
                                                                   g->tagsText().toStdString(), "<fungi>", o);
-        auto* series = qobject_cast<QLineSeries*>(w.designChart()->chart()->series().first());
+        auto* series = qobject_cast<QLineSeries*>(w.designs()->chart()->chart()->series().first());
         QVERIFY(series);
         const QList<QPointF> pts = series->points();
         QVERIFY(pts.size() > 100);

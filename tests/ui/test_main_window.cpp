@@ -9,6 +9,9 @@
 #include "carbon/test_support/test_model.h"
 #include "views/design_table_model.h"
 #include "views/generation_panel.h"
+#include "controllers/designs_controller.h"
+#include "controllers/generation_controller.h"
+#include "controllers/model_controller.h"
 #include "main_window.h"
 #include "document/sequence_document.h"
 #include "views/sequence_editor.h"
@@ -33,27 +36,27 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         const QByteArray seq = ui_test::randomBases(2000, 5);
         w.document()->setBases(seq);
-        w.loadModel(modelDir);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
+        w.models()->load(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
         QVERIFY(GenerationPanel::offeredTags().contains(QStringLiteral("<promoter>")));
 
         // A first, long run is overtaken by a second: its designs never reach the table.
         w.editor()->setSelection(600, 660);
-        w.generationPanel()->lengthSpin()->setValue(3000);
-        w.generationPanel()->countSpin()->setValue(4);
-        w.runGeneration();
-        w.generationPanel()->templateEdit()->setText(QStringLiteral("NNNNNNNNNNTATAWAWNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN"));
-        w.generationPanel()->countSpin()->setValue(6);
-        w.runGeneration();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isGenerating(), 60000);
-        QCOMPARE(w.designs()->rowCount(), 6);
+        w.generation()->panel()->lengthSpin()->setValue(3000);
+        w.generation()->panel()->countSpin()->setValue(4);
+        w.generation()->runGeneration();
+        w.generation()->panel()->templateEdit()->setText(QStringLiteral("NNNNNNNNNNTATAWAWNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN"));
+        w.generation()->panel()->countSpin()->setValue(6);
+        w.generation()->runGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.generation()->isGenerating(), 60000);
+        QCOMPARE(w.designs()->model()->rowCount(), 6);
         for (int r = 0; r < 6; ++r) {
-            QCOMPARE(w.designs()->row(r).run, 2ULL);
-            QCOMPARE(w.designs()->row(r).design.bases.substr(10, 7).substr(0, 4), std::string("TATA"));
+            QCOMPARE(w.designs()->model()->row(r).run, 2ULL);
+            QCOMPARE(w.designs()->model()->row(r).design.bases.substr(10, 7).substr(0, 4), std::string("TATA"));
         }
 
-        w.openDesign(0);
-        const std::string& bases = w.designs()->row(0).design.bases;
+        w.generation()->openDesign(0);
+        const std::string& bases = w.designs()->model()->row(0).design.bases;
         QCOMPARE(w.document()->mid(600, 60), QByteArray::fromStdString(bases));
         QCOMPARE(w.document()->size(), 2000);
         w.editor()->setShowTokenBoundaries(true);
@@ -61,7 +64,7 @@ private slots:
         const QString shot = qEnvironmentVariableIsSet("CARBON_SCREENSHOT") ? qEnvironmentVariable("CARBON_SCREENSHOT")
                                                                               : QStringLiteral("/tmp/carbon-studio.png");
         QVERIFY(w.grab().save(shot));
-        w.undoStack()->undo();
+        w.document()->undoStack()->undo();
         QCOMPARE(w.document()->bases(), seq);
     }
 };

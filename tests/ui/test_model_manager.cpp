@@ -25,6 +25,10 @@
 #include "views/design_table_model.h"
 #include "workers/engine_worker.h"
 #include "views/generation_panel.h"
+#include "controllers/designs_controller.h"
+#include "controllers/generation_controller.h"
+#include "controllers/model_controller.h"
+#include "controllers/project_controller.h"
 #include "main_window.h"
 #include "views/model_panel.h"
 #include "workers/project_store.h"
@@ -169,29 +173,29 @@ private slots:
         QByteArray seq(600, 'A');
         for (int i = 0; i < seq.size(); ++i) seq[i] = "ACGT"[(i * 7 + i / 5) % 4];
         w.document()->setBases(seq);
-        QSignalSpy opened(&w, &MainWindow::projectOpened);
-        w.newProject(dir.filePath(QStringLiteral("p.carbon")));
-        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0 && w.currentSequenceId() > 0, 20000);
-        w.loadModel(tiny_);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        w.project()->newProject(dir.filePath(QStringLiteral("p.carbon")));
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0 && w.project()->currentSequenceId() > 0, 20000);
+        w.models()->load(tiny_);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
         w.editor()->setSelection(300, 360);
-        w.generationPanel()->countSpin()->setValue(3);
-        w.generationPanel()->temperatureSpin()->setValue(0.0);
-        QSignalSpy stored(w.projectStore(), &ProjectStore::runStored);
-        w.runGeneration();
+        w.generation()->panel()->countSpin()->setValue(3);
+        w.generation()->panel()->temperatureSpin()->setValue(0.0);
+        QSignalSpy stored(w.project()->store(), &ProjectStore::runStored);
+        w.generation()->runGeneration();
         QTRY_VERIFY_WITH_TIMEOUT(stored.count() > 0, 120000);
-        const QStringList alone = designsOf(*w.designs());
+        const QStringList alone = designsOf(*w.designs()->model());
 
         // Pair the target itself as the draft (full agreement) and run again.
-        emit w.modelPanel()->draftRequested(tiny_);
-        QTRY_VERIFY_WITH_TIMEOUT(anyLabelContains(w.modelPanel(), QStringLiteral("Draft: ") + tiny_), 20000);
-        w.designs()->clear();
+        emit w.models()->panel()->draftRequested(tiny_);
+        QTRY_VERIFY_WITH_TIMEOUT(anyLabelContains(w.models()->panel(), QStringLiteral("Draft: ") + tiny_), 20000);
+        w.designs()->model()->clear();
         w.editor()->setSelection(300, 360);
         stored.clear();
-        w.runGeneration();
+        w.generation()->runGeneration();
         QTRY_VERIFY_WITH_TIMEOUT(stored.count() > 0, 120000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.designs()->rowCount(), 3, 20000);
-        QCOMPARE(designsOf(*w.designs()), alone);
+        QTRY_COMPARE_WITH_TIMEOUT(w.designs()->model()->rowCount(), 3, 20000);
+        QCOMPARE(designsOf(*w.designs()->model()), alone);
         const QString log = w.findChild<QPlainTextEdit*>()->toPlainText();
         QVERIFY2(log.contains(QStringLiteral("drafted tokens accepted")), qPrintable(log));
         auto p = carbon::storage::Project::open(dir.filePath(QStringLiteral("p.carbon")).toStdString(), {.create = false});
@@ -206,8 +210,8 @@ private slots:
         carbon::TestModelOptions c;
         c.compact_vocab = true;
         carbon::make_test_model(other.toStdString(), c);
-        emit w.modelPanel()->draftRequested(other);
-        QTRY_VERIFY_WITH_TIMEOUT(anyLabelContains(w.modelPanel(), QStringLiteral("does not use the target's DNA token ids")), 20000);
+        emit w.models()->panel()->draftRequested(other);
+        QTRY_VERIFY_WITH_TIMEOUT(anyLabelContains(w.models()->panel(), QStringLiteral("does not use the target's DNA token ids")), 20000);
     }
 
     // EngineWorker alone: a run with a draft reports its figures in the finished notices, and a

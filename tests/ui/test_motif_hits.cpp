@@ -15,6 +15,10 @@
 #include "carbon/test_support/test_model.h"
 #include "views/design_table_model.h"
 #include "views/generation_panel.h"
+#include "controllers/designs_controller.h"
+#include "controllers/generation_controller.h"
+#include "controllers/model_controller.h"
+#include "controllers/motif_controller.h"
 #include "main_window.h"
 #include "workers/motif_set.h"
 #include "document/sequence_document.h"
@@ -50,11 +54,11 @@ private slots:
         w.document()->setBases(bases);
         DesignRow row;
         row.design.bases = "GGGTATAAAAGGGTATAAAACC";
-        w.designs()->addRow(row);
+        w.designs()->model()->addRow(row);
         row.design.bases = "GGGGGGGGGG";
-        w.designs()->addRow(row);
-        QSignalSpy scanned(&w, &MainWindow::motifsScanned);
-        w.loadMotifs(jaspar_, 1e-4);
+        w.designs()->model()->addRow(row);
+        QSignalSpy scanned(w.motifs(), &MotifController::motifsScanned);
+        w.motifs()->loadMotifs(jaspar_, 1e-4);
         QTRY_COMPARE_WITH_TIMEOUT(scanned.count(), 1, 20000);
 
         // The frames are the engine's scan, position for position.
@@ -77,7 +81,7 @@ private slots:
         QCOMPARE(scanned.first().at(0).toInt(), int(frames.size()));
 
         // Designs: hits per matrix, the total in the column.
-        const DesignTableModel* m = w.designs();
+        const DesignTableModel* m = w.designs()->model();
         QCOMPARE(m->data(m->index(0, DesignTableModel::MotifHitsColumn)).toInt(), 2);
         QVERIFY(m->data(m->index(0, DesignTableModel::MotifHitsColumn), Qt::ToolTipRole).toString().contains(QStringLiteral("TATAlike: 2 hit")));
         QCOMPARE(m->data(m->index(1, DesignTableModel::MotifHitsColumn)).toInt(), 0);
@@ -89,7 +93,7 @@ private slots:
         for (const auto& f : w.editor()->motifFrames()) shifted |= f.start == 105 && f.strand == '+';
         QVERIFY(shifted);
 
-        w.clearMotifs();
+        w.motifs()->clearMotifs();
         QVERIFY(w.editor()->motifFrames().isEmpty());
         QCOMPARE(m->data(m->index(0, DesignTableModel::MotifHitsColumn)).toString(), QString());
     }
@@ -102,11 +106,11 @@ private slots:
         const QString modelDir = tmp.filePath(QStringLiteral("tiny"));
         carbon::make_test_model(modelDir.toStdString(), {});
         MainWindow w;
-        GenerationPanel* g = w.generationPanel();
+        GenerationPanel* g = w.generation()->panel();
         QVERIFY(!g->matrixUseCombo()->isEnabled());
         w.document()->setBases(ui_test::randomBases(300, 8));
-        QSignalSpy scanned(&w, &MainWindow::motifsScanned);
-        w.loadMotifs(jaspar_, 1e-3);
+        QSignalSpy scanned(w.motifs(), &MotifController::motifsScanned);
+        w.motifs()->loadMotifs(jaspar_, 1e-3);
         QTRY_COMPARE_WITH_TIMEOUT(scanned.count(), 1, 20000);
         QVERIFY(g->matrixUseCombo()->isEnabled());
         const int require = g->matrixUseCombo()->findText(QStringLiteral("require MA9999.1 TATAlike"), Qt::MatchStartsWith);
@@ -128,16 +132,16 @@ private slots:
         QCOMPARE(rm.max_pvalue, 1e-3);
         QCOMPARE(rm.label, std::string("MA9999.1 TATAlike"));
 
-        w.loadModel(modelDir);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
+        w.models()->load(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
         w.editor()->setSelection(100, 140);
-        w.runGeneration();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isGenerating(), 60000);
-        QCOMPARE(w.designs()->rowCount(), 12);
+        w.generation()->runGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.generation()->isGenerating(), 60000);
+        QCOMPARE(w.designs()->model()->rowCount(), 12);
         for (int r = 0; r < 12; ++r) {
-            const QByteArray bases = QByteArray::fromStdString(w.designs()->row(r).design.bases);
+            const QByteArray bases = QByteArray::fromStdString(w.designs()->model()->row(r).design.bases);
             bool inside = false;
-            for (const MotifMark& h : w.motifs()->scan(bases)) inside |= h.start >= 10 && h.end <= 30;
+            for (const MotifMark& h : w.motifs()->set()->scan(bases)) inside |= h.start >= 10 && h.end <= 30;
             QVERIFY2(inside, bases.constData());
         }
 
@@ -145,11 +149,11 @@ private slots:
         QVERIFY(forbid > 0);
         g->matrixUseCombo()->setCurrentIndex(forbid);
         QVERIFY(!g->requiredFromSpin()->isEnabled());
-        w.runGeneration();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isGenerating(), 60000);
-        QCOMPARE(w.designs()->rowCount(), 24);
+        w.generation()->runGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.generation()->isGenerating(), 60000);
+        QCOMPARE(w.designs()->model()->rowCount(), 24);
         for (int r = 12; r < 24; ++r)
-            QVERIFY(w.motifs()->scan(QByteArray::fromStdString(w.designs()->row(r).design.bases)).isEmpty());
+            QVERIFY(w.motifs()->set()->scan(QByteArray::fromStdString(w.designs()->model()->row(r).design.bases)).isEmpty());
 
         // A reversed span is refused by name; Clear Motifs withdraws the matrices.
         g->matrixUseCombo()->setCurrentIndex(require);
@@ -157,7 +161,7 @@ private slots:
         g->requiredToSpin()->setValue(11);
         QVERIFY(!g->buildRequest(req, error));
         QVERIFY(error.contains(QStringLiteral("span is empty")));
-        w.clearMotifs();
+        w.motifs()->clearMotifs();
         QVERIFY(!g->matrixUseCombo()->isEnabled());
         carbon::DesignRequest plain;
         QVERIFY(g->buildRequest(plain, error));
@@ -168,10 +172,10 @@ private slots:
         const QString bad = tmp_.filePath(QStringLiteral("bad.jaspar"));
         QVERIFY(ui_test::writeFile(bad, ">MA1 x\nA [ 1 2 ]\nC [ 1 ]\nG [ 1 2 ]\nT [ 1 2 ]\n"));
         MainWindow w;
-        w.loadMotifs(bad, 1e-4);
+        w.motifs()->loadMotifs(bad, 1e-4);
         QTRY_VERIFY_WITH_TIMEOUT(w.statusBar()->currentMessage().contains(QStringLiteral("Cannot read motifs")), 20000);
         QVERIFY2(w.statusBar()->currentMessage().contains(bad + QStringLiteral(":")), qPrintable(w.statusBar()->currentMessage()));
-        QVERIFY(!w.motifs());
+        QVERIFY(!w.motifs()->set());
     }
 };
 

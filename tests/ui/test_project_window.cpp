@@ -30,6 +30,10 @@
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
 #include "views/generation_panel.h"
+#include "controllers/designs_controller.h"
+#include "controllers/generation_controller.h"
+#include "controllers/model_controller.h"
+#include "controllers/project_controller.h"
 #include "main_window.h"
 #include "views/project_browser.h"
 #include "workers/project_store.h"
@@ -103,42 +107,42 @@ private slots:
         const QByteArray first = randomBases(500, 3);
         writeProject(path, first);
         MainWindow w;
-        QSignalSpy opened(&w, &MainWindow::projectOpened);
-        QSignalSpy seqOpened(&w, &MainWindow::sequenceOpened);
-        w.openProject(path);
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        QSignalSpy seqOpened(w.project(), &ProjectController::sequenceOpened);
+        w.project()->openProject(path);
         QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0 && seqOpened.count() > 0, 20000);
-        QCOMPARE(w.projectPath(), path);
-        QTreeWidget* tree = w.projectBrowser()->tree();
+        QCOMPARE(w.project()->path(), path);
+        QTreeWidget* tree = w.project()->browser()->tree();
         QCOMPARE(tree->topLevelItemCount(), 2);
         QCOMPARE(tree->topLevelItem(0)->childCount(), 2);  // sequences
         QCOMPARE(tree->topLevelItem(0)->child(1)->text(0), QStringLiteral("enhancer_b"));
         QCOMPARE(tree->topLevelItem(1)->childCount(), 1);  // runs
-        QCOMPARE(w.designs()->rowCount(), 3);
-        QVERIFY(w.designs()->row(0).designId > 0);
-        QCOMPARE(w.designs()->row(1).flag, QStringLiteral("starred"));
-        QCOMPARE(w.designs()->row(0).regionStart, qsizetype(100));
+        QCOMPARE(w.designs()->model()->rowCount(), 3);
+        QVERIFY(w.designs()->model()->row(0).designId > 0);
+        QCOMPARE(w.designs()->model()->row(1).flag, QStringLiteral("starred"));
+        QCOMPARE(w.designs()->model()->row(0).regionStart, qsizetype(100));
         // The first sequence is in the editor with its design region.
         QCOMPARE(w.document()->bases(), first);
         QCOMPARE(w.document()->regions().size(), 1);
         QCOMPARE(w.document()->regions()[0].kind, Region::Kind::Design);
-        QCOMPARE(w.sequenceName(), QStringLiteral("promoter_a"));
+        QCOMPARE(w.project()->sequenceName(), QStringLiteral("promoter_a"));
 
         // Activating the other sequence loads it; the run filter shows one run's designs.
         seqOpened.clear();
         emit tree->itemActivated(tree->topLevelItem(0)->child(1), 0);
         QTRY_VERIFY_WITH_TIMEOUT(seqOpened.count() > 0, 20000);
         QCOMPARE(w.document()->size(), 300);
-        QCOMPARE(w.undoStack()->count(), 0);  // a loaded sequence is not an undoable edit
-        w.designsView()->setFlagFilter(DesignsView::FlagFilter::Starred);
-        QCOMPARE(w.designsView()->proxy()->rowCount(), 1);
-        w.designsView()->setFlagFilter(DesignsView::FlagFilter::All);
+        QCOMPARE(w.document()->undoStack()->count(), 0);  // a loaded sequence is not an undoable edit
+        w.designs()->view()->setFlagFilter(DesignsView::FlagFilter::Starred);
+        QCOMPARE(w.designs()->view()->proxy()->rowCount(), 1);
+        w.designs()->view()->setFlagFilter(DesignsView::FlagFilter::All);
 
         // A missing file is refused with its name.
-        QSignalSpy errors(&w, &MainWindow::projectError);
-        w.openProject(tmp.filePath(QStringLiteral("missing.carbon")));
+        QSignalSpy errors(w.project(), &ProjectController::projectError);
+        w.project()->openProject(tmp.filePath(QStringLiteral("missing.carbon")));
         QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
         QVERIFY(errors.last().at(1).toString().contains(QStringLiteral("missing.carbon")));
-        QCOMPARE(w.projectPath(), path);  // the open project stays open
+        QCOMPARE(w.project()->path(), path);  // the open project stays open
     }
 
     void editsAreAutosavedAndSurviveReopen() {
@@ -149,17 +153,17 @@ private slots:
         QByteArray expected;
         {
             MainWindow w;
-            QSignalSpy seqOpened(&w, &MainWindow::sequenceOpened);
-            w.openProject(path);
+            QSignalSpy seqOpened(w.project(), &ProjectController::sequenceOpened);
+            w.project()->openProject(path);
             QTRY_VERIFY_WITH_TIMEOUT(seqOpened.count() > 0, 20000);
-            QSignalSpy saved(w.projectStore(), &ProjectStore::sequenceSaved);
-            w.undoStack()->push(new InsertBasesCommand(w.document(), 10, QByteArray("GGGGCCCC")));
+            QSignalSpy saved(w.project()->store(), &ProjectStore::sequenceSaved);
+            w.document()->undoStack()->push(new InsertBasesCommand(w.document(), 10, QByteArray("GGGGCCCC")));
             w.editor()->setSelection(200, 230);
             w.editor()->addRegionFromSelection(Region::Kind::Annotation);
             QTRY_VERIFY_WITH_TIMEOUT(saved.count() > 0, 20000);
             expected = w.document()->bases();
             // One more edit, then close the window at once: the close flushes it to the file.
-            w.undoStack()->push(new InsertBasesCommand(w.document(), 0, QByteArray("TTT")));
+            w.document()->undoStack()->push(new InsertBasesCommand(w.document(), 0, QByteArray("TTT")));
             expected.prepend("TTT");
         }
         auto p = st::Project::open(path.toStdString(), {.create = false});
@@ -179,10 +183,10 @@ private slots:
         MainWindow w;
         const QByteArray seq = randomBases(120, 4);
         w.document()->setBases(seq);
-        QSignalSpy saved(w.projectStore(), &ProjectStore::sequenceSaved);
-        w.newProject(path);
+        QSignalSpy saved(w.project()->store(), &ProjectStore::sequenceSaved);
+        w.project()->newProject(path);
         QTRY_VERIFY_WITH_TIMEOUT(saved.count() > 0, 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(w.currentSequenceId() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.project()->currentSequenceId() > 0, 20000);
         auto p = st::Project::open(path.toStdString(), {.create = false});
         const auto all = p->list_sequences(true);
         QCOMPARE(int(all.size()), 1);
@@ -198,51 +202,51 @@ private slots:
         seq.replace(130, 6, "TATAAT");  // the motif to pin
         MainWindow w;
         w.document()->setBases(seq);
-        QSignalSpy opened(&w, &MainWindow::projectOpened);
-        w.newProject(path);
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        w.project()->newProject(path);
         QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(w.currentSequenceId() > 0, 20000);
-        w.loadModel(modelDir);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.project()->currentSequenceId() > 0, 20000);
+        w.models()->load(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
 
         // Design region 120..168 with the pinned motif at 130..136: the template follows.
         w.editor()->setSelection(120, 168);
         w.editor()->addRegionFromSelection(Region::Kind::Design);
         w.editor()->setSelection(130, 136);
         w.editor()->addRegionFromSelection(Region::Kind::PinnedMotif);
-        const QString templ = w.generationPanel()->templateEdit()->text();
+        const QString templ = w.generation()->panel()->templateEdit()->text();
         QCOMPARE(templ.size(), 48);
         QCOMPARE(templ.mid(10, 6), QStringLiteral("TATAAT"));
         QCOMPARE(templ.count(QLatin1Char('N')), qsizetype(42));
         // Removing the pinned motif frees its bases again.
-        w.undoStack()->undo();
-        QCOMPARE(w.generationPanel()->templateEdit()->text(), QString(48, QLatin1Char('N')));
-        w.undoStack()->redo();
-        QCOMPARE(w.generationPanel()->templateEdit()->text().mid(10, 6), QStringLiteral("TATAAT"));
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.generation()->panel()->templateEdit()->text(), QString(48, QLatin1Char('N')));
+        w.document()->undoStack()->redo();
+        QCOMPARE(w.generation()->panel()->templateEdit()->text().mid(10, 6), QStringLiteral("TATAAT"));
 
-        QSignalSpy stored(w.projectStore(), &ProjectStore::runStored);
-        w.generationPanel()->countSpin()->setValue(3);
-        w.runGeneration();
+        QSignalSpy stored(w.project()->store(), &ProjectStore::runStored);
+        w.generation()->panel()->countSpin()->setValue(3);
+        w.generation()->runGeneration();
         QTRY_VERIFY_WITH_TIMEOUT(stored.count() > 0, 120000);
-        QCOMPARE(w.designs()->rowCount(), 3);
-        QTRY_VERIFY_WITH_TIMEOUT(w.designs()->row(2).designId > 0, 20000);  // the spy sees the store's signal first
+        QCOMPARE(w.designs()->model()->rowCount(), 3);
+        QTRY_VERIFY_WITH_TIMEOUT(w.designs()->model()->row(2).designId > 0, 20000);  // the spy sees the store's signal first
         for (int r = 0; r < 3; ++r) {
-            const DesignRow& row = w.designs()->row(r);
+            const DesignRow& row = w.designs()->model()->row(r);
             QVERIFY(row.designId > 0);
             QCOMPARE(row.design.bases.substr(10, 6), std::string("TATAAT"));
             QVERIFY(!std::isnan(row.minBaseLogp));
             QVERIFY(row.minBaseLogp <= row.design.design_logp);  // the minimum is at most the mean
         }
-        w.designsView()->table()->selectRow(0);
-        w.designsView()->starSelection();
-        const qint64 starred = w.designs()->row(w.designsView()->selectedSourceRows().first()).designId;
+        w.designs()->view()->table()->selectRow(0);
+        w.designs()->view()->starSelection();
+        const qint64 starred = w.designs()->model()->row(w.designs()->view()->selectedSourceRows().first()).designId;
 
         // Overlay two stored designs' tracks in the chart.
-        w.designsView()->table()->selectAll();
-        QSignalSpy tracks(w.projectStore(), &ProjectStore::designTracks);
-        w.overlaySelectedDesigns();
+        w.designs()->view()->table()->selectAll();
+        QSignalSpy tracks(w.project()->store(), &ProjectStore::designTracks);
+        w.designs()->overlaySelectedDesigns();
         QTRY_VERIFY_WITH_TIMEOUT(tracks.count() > 0, 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.designChart()->seriesCount(), 3, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.designs()->chart()->seriesCount(), 3, 20000);
 
         // What the file holds: the run with its settings, designs with 3 tracks each and regions.
         QTest::qWait(200);  // the star is a queued write
@@ -251,7 +255,7 @@ private slots:
         QCOMPARE(int(runs.size()), 1);
         QCOMPARE(runs[0].status, std::string("finished"));
         QCOMPARE(runs[0].setting("template").value_or(""), templ.toStdString());
-        QCOMPARE(runs[0].setting("sequence_id").value_or(""), std::to_string(w.currentSequenceId()));
+        QCOMPARE(runs[0].setting("sequence_id").value_or(""), std::to_string(w.project()->currentSequenceId()));
         const auto designs = p->list_designs(runs[0].id);
         QCOMPARE(int(designs.size()), 3);
         for (const auto& d : designs) {
@@ -275,11 +279,11 @@ private slots:
         const QByteArray first = randomBases(500, 3);
         writeProject(path, first);
         MainWindow w;
-        QSignalSpy seqOpened(&w, &MainWindow::sequenceOpened);
-        w.openProject(path);
+        QSignalSpy seqOpened(w.project(), &ProjectController::sequenceOpened);
+        w.project()->openProject(path);
         QTRY_VERIFY_WITH_TIMEOUT(seqOpened.count() > 0, 20000);
-        QSignalSpy added(w.projectStore(), &ProjectStore::sequencesAdded);
-        QSignalSpy errors(&w, &MainWindow::projectError);
+        QSignalSpy added(w.project()->store(), &ProjectStore::sequencesAdded);
+        QSignalSpy errors(w.project(), &ProjectController::projectError);
 
         // Import FASTA from the menu.
         const QString fa = tmp.filePath(QStringLiteral("in.fa"));
@@ -289,7 +293,7 @@ private slots:
         w.setNextFileAnswer(fa);
         importFa->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(added.count() > 0, 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.projectBrowser()->tree()->topLevelItem(0)->childCount(), 4, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.project()->browser()->tree()->topLevelItem(0)->childCount(), 4, 20000);
 
         // A malformed FASTA: the error names file and line, and nothing of it is stored.
         const QString bad = tmp.filePath(QStringLiteral("bad.fa"));
@@ -298,7 +302,7 @@ private slots:
         importFa->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
         QVERIFY2(errors.last().at(1).toString().contains(QStringLiteral("bad.fa:4")), qPrintable(errors.last().at(1).toString()));
-        QCOMPARE(w.projectBrowser()->tree()->topLevelItem(0)->childCount(), 4);
+        QCOMPARE(w.project()->browser()->tree()->topLevelItem(0)->childCount(), 4);
 
         // A drop of a FASTA file imports it too.
         const QString dropped = tmp.filePath(QStringLiteral("dropped.fasta"));
@@ -314,22 +318,22 @@ private slots:
         QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(&w, &drop);
         QTRY_VERIFY_WITH_TIMEOUT(added.count() > 0, 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.projectBrowser()->tree()->topLevelItem(0)->childCount(), 5, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.project()->browser()->tree()->topLevelItem(0)->childCount(), 5, 20000);
 
         // A VCF onto the current sequence (promoter_a): REF must match the stored base.
         const QString vcf = tmp.filePath(QStringLiteral("v.vcf"));
         QVERIFY(writeFile(vcf, "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n"
                                "promoter_a\t5\tv1\t" + first.mid(4, 1) + "\t" + (first[4] == 'A' ? "C" : "A") + "\t.\t.\t.\n"));
-        QSignalSpy variants(w.projectStore(), &ProjectStore::variantsImported);
+        QSignalSpy variants(w.project()->store(), &ProjectStore::variantsImported);
         w.setNextFileAnswer(vcf);
         menuAction(w, QStringLiteral("Import &VCF onto Current Sequence…"))->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(variants.count() > 0, 20000);
         QVERIFY(variants.last().at(0).toString().contains(QStringLiteral("1 SNV")));
 
         // Export the selected designs as FASTA, and one as GenBank, from the menu.
-        QSignalSpy exported(w.projectStore(), &ProjectStore::exported);
-        w.designsView()->table()->selectRow(0);
-        w.designsView()->table()->selectionModel()->select(w.designsView()->proxy()->index(2, 0),
+        QSignalSpy exported(w.project()->store(), &ProjectStore::exported);
+        w.designs()->view()->table()->selectRow(0);
+        w.designs()->view()->table()->selectionModel()->select(w.designs()->view()->proxy()->index(2, 0),
                                                            QItemSelectionModel::Select | QItemSelectionModel::Rows);
         const QString outFa = tmp.filePath(QStringLiteral("out.fa"));
         w.setNextFileAnswer(outFa);
@@ -350,10 +354,10 @@ private slots:
 
         // Save As: the copy is opened and holds everything.
         const QString copy = tmp.filePath(QStringLiteral("copy.carbon"));
-        QSignalSpy opened(&w, &MainWindow::projectOpened);
-        w.saveProjectAs(copy);
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        w.project()->saveProjectAs(copy);
         QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
-        QCOMPARE(w.projectPath(), copy);
+        QCOMPARE(w.project()->path(), copy);
         auto p = st::Project::open(copy.toStdString(), {.create = false});
         QCOMPARE(p->count("sequences"), int64_t(5));
         QCOMPARE(p->count("designs"), int64_t(3));
@@ -387,11 +391,11 @@ private slots:
             f.write(QByteArray(9000, '\x5a'));
         }
         MainWindow w;
-        QSignalSpy errors(&w, &MainWindow::projectError);
-        w.openProject(path);
+        QSignalSpy errors(w.project(), &ProjectController::projectError);
+        w.project()->openProject(path);
         QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
         QVERIFY2(errors.last().at(1).toString().contains(QStringLiteral("damaged.carbon")), qPrintable(errors.last().at(1).toString()));
-        QTRY_VERIFY_WITH_TIMEOUT(w.projectPath().isEmpty(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.project()->path().isEmpty(), 20000);
     }
 
     // Issue 15: another program's database is refused and left as it was; a VCF goes onto the
@@ -411,12 +415,12 @@ private slots:
         const QByteArray before = f.readAll();
         f.close();
         MainWindow w;
-        QSignalSpy errors(&w, &MainWindow::projectError);
-        w.openProject(path);
+        QSignalSpy errors(w.project(), &ProjectController::projectError);
+        w.project()->openProject(path);
         QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
         const QString msg = errors.last().at(1).toString();
         QVERIFY2(msg.contains(QStringLiteral("not a Carbon Studio project")) && msg.contains(QStringLiteral("contacts")), qPrintable(msg));
-        QVERIFY(w.projectPath().isEmpty());
+        QVERIFY(w.project()->path().isEmpty());
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), before);
         QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
@@ -436,19 +440,19 @@ private slots:
             second = p->add_sequence(s);
         }
         MainWindow w;
-        QSignalSpy seqOpened(&w, &MainWindow::sequenceOpened);
-        w.openProject(path);
+        QSignalSpy seqOpened(w.project(), &ProjectController::sequenceOpened);
+        w.project()->openProject(path);
         QTRY_VERIFY_WITH_TIMEOUT(seqOpened.count() > 0, 20000);
-        w.openStoredSequence(second);
+        w.project()->openStoredSequence(second);
         QTRY_VERIFY_WITH_TIMEOUT(w.document()->bases() == QByteArray("TTTTGGGGCC"), 20000);
         const QString vcf = tmp.filePath(QStringLiteral("v.vcf"));
         QVERIFY(writeFile(vcf, "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\nchr1\t1\trs1\tT\tC\n"));  // T: the second one's base
-        QSignalSpy variants(w.projectStore(), &ProjectStore::variantsImported);
+        QSignalSpy variants(w.project()->store(), &ProjectStore::variantsImported);
         w.setNextFileAnswer(vcf);
         menuAction(w, QStringLiteral("Import &VCF onto Current Sequence…"))->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(variants.count() > 0, 20000);
         QVERIFY2(variants.last().at(0).toString().contains(QStringLiteral("1 SNV")), qPrintable(variants.last().at(0).toString()));
-        w.closeProject();
+        w.project()->closeProject();
         auto p = st::Project::open(path.toStdString(), {.create = false, .read_only = true});
         QCOMPARE(int(p->variants_of_sequence(second).size()), 1);
         QCOMPARE(int(p->variants_of_sequence(1).size()), 0);
@@ -500,11 +504,11 @@ private slots:
 
     void withoutAProjectNothingIsStoredAndExportSaysWhy() {
         MainWindow w;
-        QSignalSpy errors(&w, &MainWindow::projectError);
-        w.exportDesignsInteractive(ExportFormat::DesignsFasta);
+        QSignalSpy errors(w.project(), &ProjectController::projectError);
+        w.designs()->exportDesignsInteractive(ExportFormat::DesignsFasta);
         QCOMPARE(errors.count(), 1);
         QVERIFY(errors.last().at(1).toString().contains(QStringLiteral("open or create")));
-        QVERIFY(w.projectBrowser()->tree()->topLevelItemCount() == 0);
+        QVERIFY(w.project()->browser()->tree()->topLevelItemCount() == 0);
     }
 };
 

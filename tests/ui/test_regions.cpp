@@ -82,8 +82,8 @@ private slots:
     void editorActionsPushCommands() {
         SequenceDocument doc;
         doc.setBases("ACGTACGT");
-        QUndoStack stack;
-        SequenceEditor editor(&doc, &stack);
+        QUndoStack& stack = *doc.undoStack();
+        SequenceEditor editor(&doc);
         editor.setSelection(2, 5);
         editor.addRegionFromSelection(Region::Kind::PinnedMotif);
         QCOMPARE(doc.regions().size(), 1);
@@ -199,8 +199,8 @@ private slots:
         doc.setBases(QByteArray(100, 'A'));
         doc.setRegions({makeRegion(10, 40), makeRegion(20, 27, Region::Kind::PinnedMotif)});
         const QList<Region> regions0 = doc.regions();
-        QUndoStack stack;
-        SequenceEditor editor(&doc, &stack);
+        QUndoStack& stack = *doc.undoStack();
+        SequenceEditor editor(&doc);
         const QList<std::function<void()>> edits = {
             [&] { editor.setSelection(25, 25); QTest::keyClicks(&editor, "GATC"); },
             [&] { editor.setSelection(15, 35); QTest::keyClick(&editor, Qt::Key_C); },

@@ -14,6 +14,10 @@
 #include "carbon/test_support/test_model.h"
 #include "views/design_table_model.h"
 #include "views/generation_panel.h"
+#include "controllers/designs_controller.h"
+#include "controllers/generation_controller.h"
+#include "controllers/model_controller.h"
+#include "controllers/project_controller.h"
 #include "main_window.h"
 #include "workers/project_store.h"
 #include "document/sequence_document.h"
@@ -67,43 +71,43 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         const QByteArray seq = ui_test::randomBases(20000, 11);
         w.document()->setBases(seq);
-        QSignalSpy opened(&w, &MainWindow::projectOpened);
-        w.newProject(path);
-        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0 && w.currentSequenceId() > 0, 20000);
-        w.loadModel(modelDir);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        w.project()->newProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0 && w.project()->currentSequenceId() > 0, 20000);
+        w.models()->load(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
 
         // A complete run: generation, progress, designs streaming in, scoring, storing.
         Watchdog dog;
-        QSignalSpy stored(w.projectStore(), &ProjectStore::runStored);
+        QSignalSpy stored(w.project()->store(), &ProjectStore::runStored);
         w.editor()->setSelection(5000, 5600);
-        w.generationPanel()->countSpin()->setValue(8);
+        w.generation()->panel()->countSpin()->setValue(8);
         dog.start();
-        w.runGeneration();
+        w.generation()->runGeneration();
         QTRY_VERIFY_WITH_TIMEOUT(stored.count() > 0, 180000);
-        QTRY_VERIFY_WITH_TIMEOUT(w.designs()->rowCount() == 8 && w.designs()->row(7).designId > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.designs()->model()->rowCount() == 8 && w.designs()->model()->row(7).designId > 0, 20000);
         const qint64 runGap = dog.stop();
         qInfo("longest GUI-thread gap during a run of 8 x 600 bp, scoring and storing: %lld ms", runGap);
         QVERIFY2(runGap <= 100, qPrintable(QStringLiteral("GUI thread blocked for %1 ms").arg(runGap)));
 
         // A long run, cancelled mid-way: it stops within 0.5 s and nothing of it is stored.
-        w.generationPanel()->lengthSpin()->setValue(20000);
+        w.generation()->panel()->lengthSpin()->setValue(20000);
         w.editor()->setSelection(100, 100);
         dog.start();
-        w.runGeneration();
-        QTRY_VERIFY_WITH_TIMEOUT(w.isGenerating(), 5000);
+        w.generation()->runGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(w.generation()->isGenerating(), 5000);
         QTest::qWait(400);
         QElapsedTimer cancel;
         cancel.start();
-        w.cancelGeneration();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isGenerating(), 5000);
+        w.generation()->cancelGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.generation()->isGenerating(), 5000);
         const qint64 cancelMs = cancel.elapsed();
         QTest::qWait(300);  // anything the cancelled run might still send would arrive here
         const qint64 cancelGap = dog.stop();
         qInfo("cancel took %lld ms; longest GUI-thread gap %lld ms", cancelMs, cancelGap);
         QVERIFY2(cancelMs <= 500, qPrintable(QStringLiteral("cancel took %1 ms").arg(cancelMs)));
         QVERIFY2(cancelGap <= 100, qPrintable(QStringLiteral("GUI thread blocked for %1 ms").arg(cancelGap)));
-        QCOMPARE(w.designs()->rowCount(), 8);
+        QCOMPARE(w.designs()->model()->rowCount(), 8);
         auto p = carbon::storage::Project::open(path.toStdString(), {.create = false});
         QCOMPARE(p->count("runs"), int64_t(1));
         QCOMPARE(p->count("designs"), int64_t(8));

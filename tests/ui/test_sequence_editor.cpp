@@ -44,8 +44,8 @@ private slots:
     void megabaseModel() {
         SequenceDocument doc;
         doc.setBases(randomBases(1'000'000, 1));
-        QUndoStack stack;
-        SequenceEditor editor(&doc, &stack);
+        QUndoStack& stack = *doc.undoStack();
+        SequenceEditor editor(&doc);
         editor.resize(900, 600);
         QVERIFY(editor.basesPerLine() >= 10);
         QCOMPARE(editor.basesPerLine() % 10, 0);
@@ -62,11 +62,10 @@ private slots:
         QCOMPARE(editor.selectionEnd() - editor.selectionStart(), 1'000'000);
     }
     void paintTimeIndependentOfLength() {
-        QUndoStack stack;
         SequenceDocument small, large;
         small.setBases(randomBases(2'000, 2));
         large.setBases(randomBases(1'000'000, 3));
-        SequenceEditor a(&small, &stack), b(&large, &stack);
+        SequenceEditor a(&small), b(&large);
         a.resize(900, 600);
         b.resize(900, 600);
         a.setShowTokenBoundaries(true);
@@ -80,10 +79,9 @@ private slots:
         QVERIFY2(tb < 3 * ta + 2000, qPrintable(QStringLiteral("%1 us vs %2 us").arg(tb).arg(ta)));
     }
     void oovAndPaddedTokensFlagged() {
-        QUndoStack stack;
         SequenceDocument doc;
         doc.setBases("ACGTACGTNNACGTAGG");  // tokens 1-6, 7-12 (holds N), 13-17 (5 bases: padded)
-        SequenceEditor editor(&doc, &stack);
+        SequenceEditor editor(&doc);
         QCOMPARE(editor.tokenFlagAt(0), SequenceEditor::TokenFlag::None);
         QCOMPARE(editor.tokenFlagAt(5), SequenceEditor::TokenFlag::None);
         QCOMPARE(editor.tokenFlagAt(6), SequenceEditor::TokenFlag::Oov);  // the whole token, not only the N
@@ -97,8 +95,7 @@ private slots:
     void mouseSelection() {
         SequenceDocument doc;
         doc.setBases(randomBases(5'000, 4));
-        QUndoStack stack;
-        SequenceEditor editor(&doc, &stack);
+        SequenceEditor editor(&doc);
         editor.resize(900, 600);
         editor.show();
         QVERIFY(QTest::qWaitForWindowExposed(&editor));

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "carbon/support/common.h"
+#include "controllers/project_controller.h"
 #include "main_window.h"
 #include "document/sequence_document.h"
 #include "document/sequence_file.h"
@@ -75,7 +76,7 @@ private slots:
         w.document()->setBases("ACGTACGT");
         const QString junk = tmp.filePath(QStringLiteral("junk.fa"));
         QVERIFY(ui_test::writeFile(junk, ">ok\nACGT\nAC*GT\n"));
-        QVERIFY(!w.openSequenceFile(junk));
+        QVERIFY(!w.project()->openSequenceFile(junk));
         QCOMPARE(w.document()->bases(), QByteArray("ACGTACGT"));
         const QString shown = w.statusBar()->currentMessage();
         QVERIFY2(shown.contains(junk) && shown.contains(QStringLiteral(":3:")), qPrintable(shown));

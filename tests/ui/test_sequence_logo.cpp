@@ -16,6 +16,9 @@
 #include "carbon/test_support/test_model.h"
 #include "controllers/likelihood_controller.h"
 #include "views/logo_panel.h"
+#include "controllers/analysis_controller.h"
+#include "controllers/logo_controller.h"
+#include "controllers/model_controller.h"
 #include "main_window.h"
 #include "document/sequence_document.h"
 #include "views/sequence_editor.h"
@@ -139,23 +142,23 @@ private slots:
         carbon::make_test_model(model.toStdString(), {});
         MainWindow w;
         w.document()->setBases(ui_test::randomBases(600, 4));
-        w.loadModel(model);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
-        QTRY_VERIFY_WITH_TIMEOUT(w.likelihood()->isCurrent(), 60000);
+        w.models()->load(model);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.analysis()->likelihood()->isCurrent(), 60000);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         auto* dock = w.findChild<QDockWidget*>(QStringLiteral("logoDock"));
         QVERIFY(dock);
         dock->show();
         dock->raise();
-        QTRY_VERIFY_WITH_TIMEOUT(w.logoPanel()->isVisible(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.logo()->panel()->isVisible(), 5000);
         w.editor()->setSelection(100, 140);
-        QTRY_COMPARE_WITH_TIMEOUT(w.logoPanel()->view()->logo().columns.size(), qsizetype(40), 10000);
-        QCOMPARE(w.logoPanel()->view()->logo().start, qint64(100));
-        const SequenceLogo want = SequenceLogo::fromScore(*w.likelihood()->score(), 100, 140);
-        for (int i = 0; i < 40; ++i) QCOMPARE(w.logoPanel()->view()->logo().columns[i].bits, want.columns[i].bits);
+        QTRY_COMPARE_WITH_TIMEOUT(w.logo()->panel()->view()->logo().columns.size(), qsizetype(40), 10000);
+        QCOMPARE(w.logo()->panel()->view()->logo().start, qint64(100));
+        const SequenceLogo want = SequenceLogo::fromScore(*w.analysis()->likelihood()->score(), 100, 140);
+        for (int i = 0; i < 40; ++i) QCOMPARE(w.logo()->panel()->view()->logo().columns[i].bits, want.columns[i].bits);
         w.editor()->setSelection(10, 15);
-        QTRY_COMPARE_WITH_TIMEOUT(w.logoPanel()->view()->logo().columns.size(), qsizetype(5), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.logo()->panel()->view()->logo().columns.size(), qsizetype(5), 10000);
     }
 };
 

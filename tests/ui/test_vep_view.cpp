@@ -22,6 +22,10 @@
 #include "carbon/storage/vcf.h"
 #include "carbon/runs/vep_run.h"
 #include "carbon/test_support/test_model.h"
+#include "controllers/analysis_controller.h"
+#include "controllers/model_controller.h"
+#include "controllers/project_controller.h"
+#include "controllers/vep_controller.h"
 #include "main_window.h"
 #include "views/run_log.h"
 #include "document/sequence_document.h"
@@ -140,22 +144,22 @@ private slots:
 
     void activatingAVariantOpensItsWindow() {
         MainWindow w;
-        QSignalSpy opened(&w, &MainWindow::vepResultOpened);
-        w.openVepResult(tsv_);
+        QSignalSpy opened(w.variantEffects(), &VepController::vepResultOpened);
+        w.variantEffects()->openVepResult(tsv_);
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
         QCOMPARE(opened.first().at(1).toInt(), 7);
-        QCOMPARE(w.vepView()->model()->rowCount(), 7);
+        QCOMPARE(w.variantEffects()->view()->model()->rowCount(), 7);
 
         // A variant that was not scored: nothing opens, the status bar says why.
         const QByteArray before = w.document()->bases();
-        w.openVepVariant(w.vepView()->model()->row(3));
+        w.variantEffects()->openVepVariant(w.variantEffects()->view()->model()->row(3));
         QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("was not scored (ref_mismatch)")));
         QCOMPARE(w.document()->bases(), before);
 
         // The 3-base deletion at chr1:2000: its window [1501, 2500] from the reference (found
         // beside the result, as the name is relative), the deleted bases selected.
-        QSignalSpy window(&w, &MainWindow::vepWindowOpened);
-        w.openVepVariant(w.vepView()->model()->row(2));
+        QSignalSpy window(w.variantEffects(), &VepController::vepWindowOpened);
+        w.variantEffects()->openVepVariant(w.variantEffects()->view()->model()->row(2));
         QTRY_COMPARE_WITH_TIMEOUT(window.count(), 1, 30000);
         QCOMPARE(window.first().at(0).toString(), QStringLiteral("chr1:1501-2500"));
         QCOMPARE(w.document()->bases(), chr1_.mid(1500, 1000));
@@ -167,16 +171,16 @@ private slots:
         const QString model = tmp_.filePath(QStringLiteral("tiny"));
         carbon::make_test_model(model.toStdString(), {});
         MainWindow w;
-        w.loadModel(model);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
-        QSignalSpy opened(&w, &MainWindow::vepResultOpened);
-        w.openVepResult(tsv_);
+        w.models()->load(model);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        QSignalSpy opened(w.variantEffects(), &VepController::vepResultOpened);
+        w.variantEffects()->openVepResult(tsv_);
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
-        const VepRow snv = w.vepView()->model()->row(1);  // chr1:1500, window [1000, 1999]
-        emit w.vepView()->variantActivated(snv);
-        QTRY_COMPARE_WITH_TIMEOUT(w.inspector()->position(), qint64(1500 - 1000), 60000);
+        const VepRow snv = w.variantEffects()->view()->model()->row(1);  // chr1:1500, window [1000, 1999]
+        emit w.variantEffects()->view()->variantActivated(snv);
+        QTRY_COMPARE_WITH_TIMEOUT(w.analysis()->inspector()->position(), qint64(1500 - 1000), 60000);
         QCOMPARE(w.document()->bases(), chr1_.mid(999, 1000));
-        QCOMPARE(w.inspector()->selectedAlternative(), snv.alt.at(0).toLatin1());
+        QCOMPARE(w.analysis()->inspector()->selectedAlternative(), snv.alt.at(0).toLatin1());
     }
 
     // Score Variants: a VCF scored against the open project's sequences in the background, the
@@ -208,23 +212,23 @@ private slots:
         QVERIFY(ui_test::writeFile(vcfPath, vcf));
 
         MainWindow w;
-        QSignalSpy opened(&w, &MainWindow::projectOpened);
-        w.openProject(project);
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        w.project()->openProject(project);
         QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
-        w.loadModel(model);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
-        QSignalSpy finished(&w, &MainWindow::vepRunFinished);
-        QSignalSpy shown(&w, &MainWindow::vepResultOpened);
-        w.scoreProjectVcf(vcfPath, 600, true);
-        QVERIFY(w.vepView()->isRunning());
+        w.models()->load(model);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        QSignalSpy finished(w.variantEffects(), &VepController::vepRunFinished);
+        QSignalSpy shown(w.variantEffects(), &VepController::vepResultOpened);
+        w.variantEffects()->scoreProjectVcf(vcfPath, 600, true);
+        QVERIFY(w.variantEffects()->view()->isRunning());
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
         const qint64 runId = finished.first().at(0).toLongLong();
         QVERIFY2(runId > 0, qPrintable(w.statusBar()->currentMessage()));
         QCOMPARE(finished.first().at(1).toLongLong(), qint64(4));
         QCOMPARE(finished.first().at(2).toBool(), false);
-        QVERIFY(!w.vepView()->isRunning());
+        QVERIFY(!w.variantEffects()->view()->isRunning());
         QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 20000);
-        const VepTableModel* m = w.vepView()->model();
+        const VepTableModel* m = w.variantEffects()->view()->model();
         QCOMPARE(m->rowCount(), 4);
         QCOMPARE(m->result().runId, runId);
 
@@ -254,13 +258,13 @@ private slots:
         QCOMPARE(m->row(3).status, QStringLiteral("missing_contig"));
 
         // The SNV opens chr1 itself, the inspector on the variant with its alternative.
-        emit w.vepView()->variantActivated(m->row(0));
-        QTRY_COMPARE_WITH_TIMEOUT(w.currentSequenceId(), id1, 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.inspector()->position(), qint64(1499), 60000);
-        QCOMPARE(w.inspector()->selectedAlternative(), a1);
+        emit w.variantEffects()->view()->variantActivated(m->row(0));
+        QTRY_COMPARE_WITH_TIMEOUT(w.project()->currentSequenceId(), id1, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.analysis()->inspector()->position(), qint64(1499), 60000);
+        QCOMPARE(w.analysis()->inspector()->selectedAlternative(), a1);
         // The insertion on chr2: that sequence, the reference base selected.
-        emit w.vepView()->variantActivated(m->row(2));
-        QTRY_COMPARE_WITH_TIMEOUT(w.currentSequenceId(), id2, 20000);
+        emit w.variantEffects()->view()->variantActivated(m->row(2));
+        QTRY_COMPARE_WITH_TIMEOUT(w.project()->currentSequenceId(), id2, 20000);
         QTRY_COMPARE_WITH_TIMEOUT(w.editor()->selectionStart(), qint64(299), 20000);
 
         // Stop: a long VCF stopped at once keeps what was scored as a cancelled run (or nothing,
@@ -270,10 +274,10 @@ private slots:
         const QString manyPath = tmp_.filePath(QStringLiteral("many.vcf"));
         QVERIFY(ui_test::writeFile(manyPath, many));
         finished.clear();
-        w.scoreProjectVcf(manyPath, 2000, false);
-        QTRY_VERIFY_WITH_TIMEOUT(w.vepView()->isRunning(), 5000);
+        w.variantEffects()->scoreProjectVcf(manyPath, 2000, false);
+        QTRY_VERIFY_WITH_TIMEOUT(w.variantEffects()->view()->isRunning(), 5000);
         QTest::qWait(300);
-        w.stopScoringVcf();
+        w.variantEffects()->stopScoringVcf();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
         QCOMPARE(finished.first().at(2).toBool(), true);
         QVERIFY(finished.first().at(1).toLongLong() < 933);  // of 934 records

@@ -21,6 +21,11 @@
 #include "carbon/test_support/test_model.h"
 #include "views/design_table_model.h"
 #include "views/generation_panel.h"
+#include "controllers/analysis_controller.h"
+#include "controllers/designs_controller.h"
+#include "controllers/generation_controller.h"
+#include "controllers/model_controller.h"
+#include "controllers/project_controller.h"
 #include "main_window.h"
 #include "views/project_browser.h"
 #include "workers/project_store.h"
@@ -51,13 +56,13 @@ private slots:
         QVERIFY(w.isWelcomeShown());
 
         // 1. The sample project, from the welcome page.
-        QSignalSpy opened(&w, &MainWindow::projectOpened);
-        QSignalSpy seqOpened(&w, &MainWindow::sequenceOpened);
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        QSignalSpy seqOpened(w.project(), &ProjectController::sequenceOpened);
         QTest::mouseClick(w.welcomePage()->sampleButton(), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0 && seqOpened.count() > 0, 20000);
         QVERIFY(!w.isWelcomeShown());
-        QVERIFY(w.projectPath().endsWith(QStringLiteral("sample.carbon")));
-        QTreeWidget* tree = w.projectBrowser()->tree();
+        QVERIFY(w.project()->path().endsWith(QStringLiteral("sample.carbon")));
+        QTreeWidget* tree = w.project()->browser()->tree();
         QTreeWidgetItem* sequences = tree->topLevelItem(0);
         QCOMPARE(sequences->childCount(), 3);
         QTreeWidgetItem* fos = sequences->child(0);
@@ -65,22 +70,22 @@ private slots:
         QCOMPARE(fos->childCount(), 5);  // the c-fos variants of variants.vcf
         QCOMPARE(sequences->child(1)->childCount(), 1);
         QCOMPARE(sequences->child(2)->childCount(), 1);
-        QCOMPARE(w.sequenceName(), QStringLiteral("HSFOS_K00650"));
+        QCOMPARE(w.project()->sequenceName(), QStringLiteral("HSFOS_K00650"));
         QCOMPARE(w.document()->size(), 1200);
         QCOMPARE(w.document()->mid(700, 7), QByteArray("TATAAAA"));  // the entry's TATA box, 701-707
         QCOMPARE(w.document()->regions().size(), 4);
-        const QString templ = w.generationPanel()->templateEdit()->text();
+        const QString templ = w.generation()->panel()->templateEdit()->text();
         QCOMPARE(templ, QString(60, QLatin1Char('N')) + QStringLiteral("TATAAAA") + QString(13, QLatin1Char('N')));
 
         // 2-3. A model, then a design run: every design keeps the pinned box.
-        w.loadModel(modelDir);
-        QTRY_VERIFY_WITH_TIMEOUT(w.isModelReady(), 60000);
-        QSignalSpy stored(w.projectStore(), &ProjectStore::runStored);
-        w.generationPanel()->countSpin()->setValue(4);
-        w.runGeneration();
+        w.models()->load(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        QSignalSpy stored(w.project()->store(), &ProjectStore::runStored);
+        w.generation()->panel()->countSpin()->setValue(4);
+        w.generation()->runGeneration();
         QTRY_VERIFY_WITH_TIMEOUT(stored.count() > 0, 120000);
-        QCOMPARE(w.designs()->rowCount(), 4);
-        for (int r = 0; r < 4; ++r) QCOMPARE(w.designs()->row(r).design.bases.substr(60, 7), std::string("TATAAAA"));
+        QCOMPARE(w.designs()->model()->rowCount(), 4);
+        for (int r = 0; r < 4; ++r) QCOMPARE(w.designs()->model()->row(r).design.bases.substr(60, 7), std::string("TATAAAA"));
 
         // 5. The variant fos_TATA_T703G, from the browser to the inspector.
         QTreeWidgetItem* variant = nullptr;
@@ -89,26 +94,26 @@ private slots:
         QVERIFY(variant);
         QCOMPARE(variant->text(0), QStringLiteral("T>G at 703"));
         emit tree->itemActivated(variant, 0);
-        QTRY_COMPARE_WITH_TIMEOUT(w.inspector()->position(), qint64(702), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.analysis()->inspector()->position(), qint64(702), 60000);
         QCOMPARE(w.editor()->selectionStart(), qsizetype(702));
-        auto* alt = w.inspector()->findChild<QComboBox*>();
+        auto* alt = w.analysis()->inspector()->findChild<QComboBox*>();
         QVERIFY(alt);
         QCOMPARE(alt->currentText().left(1), QStringLiteral("G"));
         QPushButton* score = nullptr;
-        for (QPushButton* b : w.inspector()->findChildren<QPushButton*>())
+        for (QPushButton* b : w.analysis()->inspector()->findChildren<QPushButton*>())
             if (b->text().contains(QStringLiteral("Score"))) score = b;
         QVERIFY(score);
         score->click();
-        QTRY_VERIFY_WITH_TIMEOUT(w.inspector()->chart()->seriesCount() >= 3, 60000);  // ref, alt, delta
+        QTRY_VERIFY_WITH_TIMEOUT(w.analysis()->inspector()->chart()->seriesCount() >= 3, 60000);  // ref, alt, delta
 
         // Reopening the sample keeps the work done in it (the run is there).
-        w.closeProject();
-        QTRY_VERIFY_WITH_TIMEOUT(w.projectPath().isEmpty(), 20000);
+        w.project()->closeProject();
+        QTRY_VERIFY_WITH_TIMEOUT(w.project()->path().isEmpty(), 20000);
         opened.clear();
-        w.openSampleProject();
+        w.project()->openSampleProject();
         QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
-        QCOMPARE(w.projectBrowser()->tree()->topLevelItem(1)->childCount(), 1);
-        QCOMPARE(w.designs()->rowCount(), 4);
+        QCOMPARE(w.project()->browser()->tree()->topLevelItem(1)->childCount(), 1);
+        QCOMPARE(w.designs()->model()->rowCount(), 4);
     }
 };
 

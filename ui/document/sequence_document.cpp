@@ -1,11 +1,36 @@
-// SequenceDocument: the edited bases and the change signal views listen to.
+// SequenceDocument: the edited bases, regions, identity and history (see sequence_document.h).
 #include "sequence_document.h"
+
+#include <QCoreApplication>
+#include <QUndoStack>
 
 #include "carbon/fns/fns.h"
 
 namespace carbon::ui {
 
-SequenceDocument::SequenceDocument(QObject* parent) : QObject(parent) {}
+SequenceDocument::SequenceDocument(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {}
+SequenceDocument::~SequenceDocument() = default;
+
+QString SequenceDocument::displayName() const {
+    return name_.isEmpty() ? QCoreApplication::translate("SequenceDocument", "untitled") : name_;
+}
+
+void SequenceDocument::setStoredId(qint64 id) {
+    if (id == storedId_) return;
+    storedId_ = id;
+    emit identityChanged();
+}
+
+void SequenceDocument::open(const QByteArray& bases, const QList<Region>& regions, qint64 storedId, const QString& name) {
+    undo_->clear();  // first: the commands refer to the content being replaced
+    storedId_ = storedId;
+    name_ = name;
+    setBases(bases);
+    setRegions(regions);
+    undo_->clear();
+    emit identityChanged();
+    emit opened();
+}
 
 void SequenceDocument::insert(qsizetype pos, const QByteArray& bases) {
     bases_.insert(pos, bases);

@@ -1,11 +1,17 @@
-// The sequence being edited: upper-case bases in one QByteArray (1 byte per base, so 1 Mbp is
-// 1 MB). Core only, no widgets; every user edit reaches it through a QUndoCommand (commands/).
+// The document the window edits: one sequence, its upper-case bases in one QByteArray (1 byte
+// per base, so 1 Mbp is 1 MB), its regions (design region, pinned motifs, annotations and the
+// parts of imported features), which stored sequence it is, and its undo history. Core only, no
+// widgets; every user edit reaches it through a QUndoCommand (commands/) pushed on its own
+// undoStack(). Opening another sequence (open()) replaces all of it and starts a fresh history,
+// so an undo never reaches into the sequence shown before.
 #pragma once
 
 #include <QByteArray>
 #include <QList>
 #include <QObject>
 #include <QString>
+
+class QUndoStack;
 
 namespace carbon::ui {
 
@@ -30,6 +36,22 @@ class SequenceDocument : public QObject {
     Q_OBJECT
 public:
     explicit SequenceDocument(QObject* parent = nullptr);
+    ~SequenceDocument() override;
+
+    // The history of this document's edits (owned; cleared by open()).
+    QUndoStack* undoStack() const { return undo_; }
+
+    // Which stored sequence this is: its id in the open project (0: not stored, or no project)
+    // and its name ("" until named; displayName() says "untitled" then).
+    qint64 storedId() const { return storedId_; }
+    const QString& name() const { return name_; }
+    QString displayName() const;
+    // After the first save of an unstored sequence gave it an id.
+    void setStoredId(qint64 id);
+    // Another sequence in place of this one: bases (normalised by the caller), regions, identity,
+    // and an empty history. Emits changed and regionsChanged as the content is replaced, then
+    // opened().
+    void open(const QByteArray& bases, const QList<Region>& regions, qint64 storedId, const QString& name);
 
     const QByteArray& bases() const { return bases_; }
     qsizetype size() const { return bases_.size(); }
@@ -60,6 +82,8 @@ public:
     qsizetype regionAt(qsizetype pos) const;
 
 signals:
+    void opened();               // open(): a new sequence with a fresh history
+    void identityChanged();      // storedId or name changed
     void regionsChanged();
     // One signal for every change: `removed` bases at `pos` were replaced by `added` bases.
     void changed(qsizetype pos, qsizetype removed, qsizetype added);
@@ -69,6 +93,9 @@ private:
 
     QByteArray bases_;
     QList<Region> regions_;
+    QUndoStack* undo_;
+    qint64 storedId_ = 0;
+    QString name_;
 };
 
 }  // namespace carbon::ui

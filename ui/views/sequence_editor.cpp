@@ -32,8 +32,8 @@ constexpr int kGroup = 10;  // bases per ruler group; lines hold whole groups
 
 }  // namespace
 
-SequenceEditor::SequenceEditor(SequenceDocument* doc, QUndoStack* undo, QWidget* parent)
-    : QAbstractScrollArea(parent), doc_(doc), undo_(undo) {
+SequenceEditor::SequenceEditor(SequenceDocument* doc, QWidget* parent)
+    : QAbstractScrollArea(parent), doc_(doc), undo_(doc->undoStack()) {
     setAccessibleName(tr("Sequence editor"));
     setAccessibleDescription(tr("The DNA sequence; type IUPAC letters to edit"));
     setFocusPolicy(Qt::StrongFocus);

@@ -1,7 +1,7 @@
 // SequenceEditor: a custom-painted, wrapping view of a SequenceDocument (bases as coloured
 // letters, a ruler above every line, optional 6-mer token boundaries). Only visible lines are
 // painted and layout is arithmetic on the line width, so a 1 Mbp sequence scrolls like a 1 kbp
-// one. Edits go through the QUndoStack as InsertBases/RemoveBases/ReplaceBasesCommand.
+// one. Edits go through the document's QUndoStack as InsertBases/RemoveBases/ReplaceBasesCommand.
 #pragma once
 
 #include <QAbstractScrollArea>
@@ -17,7 +17,10 @@ namespace carbon::ui {
 class SequenceEditor : public QAbstractScrollArea {
     Q_OBJECT
 public:
-    SequenceEditor(SequenceDocument* doc, QUndoStack* undo, QWidget* parent = nullptr);
+    // Edits are pushed on the document's own undo stack.
+    explicit SequenceEditor(SequenceDocument* doc, QWidget* parent = nullptr);
+
+    SequenceDocument* document() const { return doc_; }
 
     // Selection as the half-open span [selectionStart, selectionEnd); empty when they are equal
     // (then both are the cursor, a gap between bases 0..size()).
@@ -105,7 +108,7 @@ private:
     qsizetype baseAt(QPoint p) const;  // the base under p, -1 outside the letters
 
     SequenceDocument* doc_;
-    QUndoStack* undo_;
+    QUndoStack* undo_;  // the document's
     qsizetype anchor_ = 0, cursor_ = 0;
     bool showTokens_ = false;
     QVector<MotifFrame> motifFrames_;

@@ -1,0 +1,132 @@
+// DesignsController: the designs table, overlays and exports (see designs_controller.h).
+#include "designs_controller.h"
+
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QHash>
+#include <QMenu>
+
+#include "controllers/project_controller.h"
+#include "controllers/window_services.h"
+#include "views/design_table_model.h"
+#include "views/designs_view.h"
+#include "views/project_browser.h"
+#include "views/track_chart_view.h"
+
+namespace carbon::ui {
+
+DesignsController::DesignsController(ProjectController* project, WindowServices* services, QObject* parent)
+    : QObject(parent), project_(project), store_(project->storeThread()), services_(services) {
+    model_ = new DesignTableModel(this);
+    view_ = new DesignsView(model_);
+    designsDock_ = makeDock(view_, tr("Designs"), "designsDock", Qt::BottomDockWidgetArea, false);
+    chart_ = new TrackChartView;
+    chart_->setAccessibleName(tr("Design tracks"));
+    tracksDock_ = makeDock(chart_, tr("Design Tracks"), "designTracksDock", Qt::BottomDockWidgetArea, false);
+
+    connect(project_, &ProjectController::snapshotOpened, this, &DesignsController::showProjectDesigns);
+    connect(project_->browser(), &ProjectBrowser::showRun, this, [this](qint64 run) {
+        view_->setRunFilter(run);
+        designsDock_.widget->show();
+    });
+    connect(model_, &DesignTableModel::flagChanged, this, [this](qint64 designId, const QString& flag) {
+        store_->post([designId, flag](ProjectStore* s) { s->setDesignFlag(designId, flag); });
+    });
+    connect(view_, &DesignsView::exportSelection, this, [this] { exportDesignsInteractive(ExportFormat::DesignsFasta); });
+    connect(view_, &DesignsView::overlaySelection, this, &DesignsController::overlaySelectedDesigns);
+    connect(store_->worker(), &ProjectStore::designTracks, this, &DesignsController::onDesignTracks);
+    connect(store_->worker(), &ProjectStore::exported, this, [this](const QString& path) { services_->report(tr("Exported %1").arg(path), 8000); });
+}
+
+void DesignsController::showProjectDesigns(const ProjectSnapshot& snap) {
+    // The stored designs, with the run each came from; the table is the project's from now on.
+    QHash<qint64, const StoredRun*> runs;
+    for (const StoredRun& r : snap.runs) runs.insert(r.id, &r);
+    QList<DesignRow> rows;
+    rows.reserve(snap.designs.size());
+    for (const StoredDesign& d : snap.designs) {
+        DesignRow row;
+        row.design = d.design;
+        row.run = quint64(d.runId);
+        row.designId = d.id;
+        row.flag = d.flag;
+        row.minBaseLogp = d.minBaseLogp;
+        row.sequenceId = d.sequenceId;
+        if (const StoredRun* r = runs.value(d.runId)) {
+            row.sequenceId = r->setting(QStringLiteral("sequence_id")).toLongLong();
+            row.regionStart = r->setting(QStringLiteral("region_start")).toLongLong();
+            row.regionLength = r->setting(QStringLiteral("region_length")).toLongLong();
+            row.constraintsActive = r->setting(QStringLiteral("max_homopolymer")).toInt() > 0 ||
+                                    !r->setting(QStringLiteral("forbid")).isEmpty() ||
+                                    r->setting(QStringLiteral("gc_min")).toDouble() > 0 || r->setting(QStringLiteral("gc_max")).toDouble() < 1;
+        }
+        rows.append(std::move(row));
+    }
+    model_->setRows(std::move(rows));
+    view_->setRunFilter(0);
+}
+
+void DesignsController::addExportActions(QMenu* exportMenu) {
+    auto exportAction = [this, exportMenu](const QString& text, ExportFormat f, QList<QKeySequence> keys = {}) {
+        QAction* a = exportMenu->addAction(text, this, [this, f] { exportDesignsInteractive(f); });
+        a->setShortcuts(keys);
+    };
+    exportAction(tr("Selected Designs as &FASTA…"), ExportFormat::DesignsFasta, {QKeySequence(tr("Ctrl+E"))});
+    exportAction(tr("Selected Designs as &TSV…"), ExportFormat::DesignsTsv);
+    exportAction(tr("Selected Designs as &CSV…"), ExportFormat::DesignsCsv);
+    exportAction(tr("Design as &GenBank…"), ExportFormat::GenBank);
+    exportAction(tr("Design Track as &bedGraph…"), ExportFormat::BedGraph);
+    exportAction(tr("Design Track as &WIG…"), ExportFormat::Wig);
+    exportAction(tr("All &Sequences as FASTA…"), ExportFormat::SequencesFasta);
+}
+
+void DesignsController::exportDesignsInteractive(ExportFormat format) {
+    if (!project_->isOpen())
+        return project_->reportError(tr("Export"), tr("Export: designs are exported from a project; open or create one first (new runs are stored in it)."));
+    static const QHash<int, QPair<QString, QString>> kFilters = {
+        {int(ExportFormat::DesignsFasta), {tr("FASTA (*.fa)"), QStringLiteral(".fa")}},
+        {int(ExportFormat::DesignsTsv), {tr("Tab-separated (*.tsv)"), QStringLiteral(".tsv")}},
+        {int(ExportFormat::DesignsCsv), {tr("Comma-separated (*.csv)"), QStringLiteral(".csv")}},
+        {int(ExportFormat::GenBank), {tr("GenBank (*.gb)"), QStringLiteral(".gb")}},
+        {int(ExportFormat::BedGraph), {tr("bedGraph (*.bedgraph)"), QStringLiteral(".bedgraph")}},
+        {int(ExportFormat::Wig), {tr("WIG (*.wig)"), QStringLiteral(".wig")}},
+        {int(ExportFormat::SequencesFasta), {tr("FASTA (*.fa)"), QStringLiteral(".fa")}},
+    };
+    ExportRequest request;
+    request.format = format;
+    for (int r : view_->selectedSourceRows())
+        if (model_->row(r).designId) request.designIds << model_->row(r).designId;
+    const bool perDesign = format == ExportFormat::GenBank || format == ExportFormat::BedGraph || format == ExportFormat::Wig;
+    if (perDesign && request.designIds.isEmpty())
+        return project_->reportError(tr("Export"), tr("Export: select a stored design in the designs table first."));
+    QString path = services_->chooseFile(true, tr("Export"), kFilters[int(format)].first);
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += kFilters[int(format)].second;
+    request.path = path;
+    store_->post([request](ProjectStore* s) { s->exportFile(request); });
+}
+
+void DesignsController::overlaySelectedDesigns() {
+    const QList<int> rows = view_->selectedSourceRows();
+    if (rows.isEmpty()) return services_->message(tr("Select designs to overlay in the designs table."), 5000);
+    QList<qint64> ids;
+    for (int r : rows)
+        if (model_->row(r).designId) ids << model_->row(r).designId;
+    if (ids.isEmpty()) return services_->message(tr("Only stored designs have tracks to overlay: open a project before the run."), 8000);
+    store_->post([token = ++overlayToken_, ids](ProjectStore* s) { s->loadDesignTracks(token, ids, QStringLiteral("logp")); });
+}
+
+void DesignsController::onDesignTracks(quint64 token, const QList<qint64>& ids, const QList<QVector<float>>& values) {
+    if (token != overlayToken_) return;
+    QList<TrackChartView::Track> tracks;
+    for (qsizetype i = 0; i < ids.size(); ++i) {
+        QString name = tr("design %1").arg(ids[i]);
+        for (int r = 0; r < model_->rowCount(); ++r)
+            if (model_->row(r).designId == ids[i]) name = tr("run %1 rank %2").arg(model_->row(r).run).arg(model_->row(r).design.rank);
+        tracks.append({name, values[i], false});
+    }
+    chart_->setTracks(tracks, 1, tr("log p per base"));
+    services_->raiseDock(QStringLiteral("designTracksDock"));
+}
+
+}  // namespace carbon::ui

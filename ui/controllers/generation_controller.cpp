@@ -1,0 +1,232 @@
+// GenerationController: Run, Cancel, streaming designs and storing the run (see
+// generation_controller.h).
+#include "generation_controller.h"
+
+#include <QAction>
+#include <QLineEdit>
+#include <QMenu>
+#include <QUndoStack>
+#include <cmath>
+
+#include "controllers/designs_controller.h"
+#include "controllers/model_controller.h"
+#include "controllers/project_controller.h"
+#include "controllers/window_services.h"
+#include "document/commands/replace_bases_command.h"
+#include "document/sequence_document.h"
+#include "views/design_table_model.h"
+#include "views/designs_view.h"
+#include "views/generation_panel.h"
+#include "views/project_browser.h"
+#include "views/run_log.h"
+#include "views/sequence_editor.h"
+
+namespace carbon::ui {
+
+GenerationController::GenerationController(SequenceDocument* doc, SequenceEditor* editor, WorkerThread<EngineWorker>* engine,
+                                           ModelController* models, ProjectController* project, DesignsController* designs,
+                                           WindowServices* services, QObject* parent)
+    : QObject(parent), doc_(doc), editor_(editor), engine_(engine), models_(models), project_(project), designs_(designs),
+      services_(services), panel_(new GenerationPanel) {
+    dock_ = makeDock(panel_, tr("Generation"), "generationDock", Qt::RightDockWidgetArea, true);
+    EngineWorker* worker = engine_->worker();
+    connect(worker, &EngineWorker::progress, this, &GenerationController::onProgress);
+    connect(worker, &EngineWorker::designReady, this, &GenerationController::onDesign);
+    connect(worker, &EngineWorker::generated, this, &GenerationController::onGenerated);
+    connect(worker, &EngineWorker::finished, this, &GenerationController::onFinished);
+    connect(worker, &EngineWorker::failed, this, &GenerationController::onFailed);
+    connect(project_->store(), &ProjectStore::runStored, this, &GenerationController::onRunStored);
+    connect(panel_, &GenerationPanel::runRequested, this, &GenerationController::runGeneration);
+    connect(panel_, &GenerationPanel::cancelRequested, this, &GenerationController::cancelGeneration);
+    connect(designs_->view(), &DesignsView::openDesign, this, &GenerationController::openDesign);
+    connect(models_, &ModelController::changed, this,
+            [this] { panel_->setModels(models_->isReady() ? models_->dir() : QString(), models_->draftDir()); });
+    connect(doc_, &SequenceDocument::regionsChanged, this, &GenerationController::syncTemplateFromRegions);
+    connect(doc_, &SequenceDocument::changed, this, &GenerationController::syncTemplateFromRegions);
+}
+
+void GenerationController::addGenerateActions(QMenu* menu) {
+    run_ = menu->addAction(tr("&Run"), this, &GenerationController::runGeneration);
+    run_->setShortcuts({QKeySequence(tr("Ctrl+R")), QKeySequence(Qt::Key_F5)});
+    cancel_ = menu->addAction(tr("&Cancel"), this, &GenerationController::cancelGeneration);
+    cancel_->setShortcuts({QKeySequence(tr("Ctrl+.")), QKeySequence(tr("Shift+F5"))});
+}
+
+void GenerationController::runGeneration() {
+    DesignRequest request;
+    QString error;
+    if (!panel_->buildRequest(request, error)) return panel_->setMessage(error, true);
+    if (!models_->isReady()) return panel_->setMessage(tr("No model is loaded: open a model folder first."), true);
+    // The design region: a marked design region (Edit > Mark Design Region) if any, else the
+    // selection, else the end of the sequence.
+    const QByteArray& all = doc_->bases();
+    qsizetype regionStart = editor_->hasSelection() ? editor_->selectionStart() : all.size();
+    qsizetype regionLength = editor_->hasSelection() ? editor_->selectionEnd() - regionStart : 0;
+    for (const Region& r : doc_->regions()) {
+        if (r.kind != Region::Kind::Design) continue;
+        regionStart = r.start;
+        regionLength = r.end - r.start;
+        break;
+    }
+    QByteArray left = all.left(regionStart);
+    QByteArray right = all.mid(regionStart + regionLength);
+    // Keep the prompt inside the model's context: the nearest bases matter most, so the far end
+    // of the left context is dropped first (tags get a margin of 64 tokens).
+    QString trimmed;
+    const qint64 contextBases = models_->contextBases();
+    if (contextBases > 0) {
+        if (right.size() > contextBases / 4) right.truncate(contextBases / 4);
+        const qint64 roomLeft = std::max<qint64>(0, contextBases - 64 * 6 - qint64(request.length) - right.size());
+        if (left.size() > roomLeft) {
+            left = left.right(roomLeft);
+            trimmed = tr(" (context trimmed to the nearest %1 bp)").arg(roomLeft);
+        }
+    }
+    request.left_context = left.toStdString();
+    request.right_flank = right.toStdString();
+    // Where the designs go, for the table now and the project once the run is stored.
+    RunToStore pending;
+    pending.sequenceId = doc_->storedId();
+    pending.regionStart = regionStart;
+    pending.regionLength = regionLength;
+
+    // Latest request wins: cancel whatever is still running or queued, then send the new one.
+    engine_->worker()->cancel(currentRequest_);
+    ++currentRequest_;
+    pending.requestId = currentRequest_;
+    pendingRuns_.insert(currentRequest_, pending);
+    running_ = true;
+    designsThisRun_ = 0;
+    runConstraintsActive_ = request.constraints.active();
+    panel_->setRunning(true);
+    services_->message(tr("Run %1: %2 design(s) of %3 bp%4").arg(currentRequest_).arg(request.count).arg(request.length).arg(trimmed), 5000);
+    services_->runLog()->runStarted(currentRequest_, tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp%5")
+                                                         .arg(request.count).arg(request.length).arg(left.size()).arg(right.size()).arg(trimmed));
+    engine_->post([id = currentRequest_, request](EngineWorker* w) { w->generate(id, request); });
+}
+
+void GenerationController::cancelGeneration() {
+    if (!running_) return;
+    engine_->worker()->cancel(currentRequest_);
+    panel_->setMessage(tr("Cancelling…"));
+}
+
+void GenerationController::onProgress(quint64 id, qint64 done, qint64 total, double bps) {
+    if (id != currentRequest_) return;
+    lastRunBps_ = bps;
+    panel_->setProgress(done, total, bps);
+    services_->runLog()->runProgress(id, done, total, bps);
+}
+
+void GenerationController::onDesign(quint64 id, const Design& design) {
+    if (id != currentRequest_) return;
+    ++designsThisRun_;
+    const RunToStore placement = pendingRuns_.value(id);
+    DesignRow row;
+    row.design = design;
+    row.run = id;
+    row.regionStart = placement.regionStart;
+    row.regionLength = placement.regionLength;
+    row.sequenceId = placement.sequenceId;
+    row.constraintsActive = runConstraintsActive_;
+    designs_->model()->addRow(row);
+}
+
+void GenerationController::onGenerated(quint64 id, const GenerationRunPtr& run) {
+    // The run's designs with their per-base tracks: the table's minimum column, then the project.
+    auto it = pendingRuns_.find(id);
+    if (it == pendingRuns_.end()) return;
+    RunToStore r = std::move(*it);
+    pendingRuns_.erase(it);
+    r.run = run;
+    QList<double> minima;
+    for (const std::vector<BaseScore>& track : run->tracks) {
+        double m = std::nan("");
+        for (const BaseScore& b : track)
+            if (!std::isnan(b.logp) && (std::isnan(m) || b.logp < m)) m = b.logp;
+        minima << m;
+    }
+    designs_->model()->setMinBaseScores(id, minima);
+    if (project_->isOpen()) project_->storeThread()->post([r](ProjectStore* s) { s->storeRun(r); });
+}
+
+void GenerationController::onFinished(quint64 id, bool cancelled, const QStringList& notices) {
+    // A run with designs came with them scored (onGenerated, before this); a cancelled run
+    // stores nothing.
+    pendingRuns_.remove(id);
+    if (id != currentRequest_) return;
+    running_ = false;
+    panel_->setRunning(false);
+    emit lastRunRateChanged();
+    QString text = cancelled ? tr("Run %1 cancelled.").arg(id) : tr("Run %1: %2 design(s).").arg(id).arg(designsThisRun_);
+    if (!notices.isEmpty()) text += QLatin1Char('\n') + notices.join(QLatin1Char('\n'));
+    panel_->setMessage(text);
+    services_->runLog()->runFinished(id, cancelled, designsThisRun_, notices);
+}
+
+void GenerationController::onFailed(quint64 id, const QString& error) {
+    pendingRuns_.remove(id);
+    if (id != currentRequest_) return;
+    running_ = false;
+    panel_->setRunning(false);
+    panel_->setMessage(error, true);
+    services_->runLog()->runFailed(id, error);
+}
+
+void GenerationController::onRunStored(quint64 request, const StoredRun& run, const QList<StoredDesign>& designs) {
+    QList<qint64> ids;
+    for (const StoredDesign& d : designs) ids << d.id;
+    designs_->model()->attachStored(request, run.id, ids);
+    project_->browser()->addRun(run);
+    services_->note(tr("Run %1 stored as project run %2 with %n design(s).", nullptr, int(ids.size())).arg(request).arg(run.id));
+}
+
+void GenerationController::openDesign(int row) {
+    DesignTableModel* model = designs_->model();
+    if (row < 0 || row >= model->rowCount()) return;
+    const DesignRow& r = model->row(row);
+    if (r.sequenceId && r.sequenceId != doc_->storedId()) {
+        services_->message(tr("This design was made for another sequence: open that sequence in the project browser first."), 8000);
+        return;
+    }
+    // The region may have moved since the run if the sequence was edited; clamp to what exists.
+    const qsizetype start = std::min(r.regionStart, doc_->size());
+    const qsizetype len = std::min(r.regionLength, doc_->size() - start);
+    const QByteArray bases = QByteArray::fromStdString(r.design.bases);
+    doc_->undoStack()->push(new ReplaceBasesCommand(doc_, start, len, bases));
+    editor_->setSelection(start, start + bases.size());
+    editor_->setFocus();
+}
+
+void GenerationController::syncTemplateFromRegions() {
+    // The design region's template: the panel's IUPAC letters, with the bases of every pinned
+    // motif inside the design region fixed to the editor's bases there.
+    const Region* design = nullptr;
+    for (const Region& r : doc_->regions())
+        if (r.kind == Region::Kind::Design) {
+            design = &r;
+            break;
+        }
+    if (!design) {
+        pinnedMask_.clear();
+        return;
+    }
+    const qsizetype len = design->end - design->start;
+    QByteArray t = panel_->templateEdit()->text().toUpper().toLatin1();
+    if (t.size() != len) t = QByteArray(len, 'N');
+    QByteArray mask(len, 0);
+    for (const Region& r : doc_->regions()) {
+        if (r.kind != Region::Kind::PinnedMotif) continue;
+        for (qsizetype p = std::max(r.start, design->start); p < std::min(r.end, design->end); ++p) {
+            t[p - design->start] = doc_->bases()[p];
+            mask[p - design->start] = 1;
+        }
+    }
+    // Positions pinned before but not any more are free again.
+    for (qsizetype i = 0; i < len && i < pinnedMask_.size(); ++i)
+        if (pinnedMask_[i] && !mask[i]) t[i] = 'N';
+    pinnedMask_ = mask;
+    if (panel_->templateEdit()->text().toLatin1() != t) panel_->templateEdit()->setText(QString::fromLatin1(t));
+}
+
+}  // namespace carbon::ui

@@ -1,0 +1,86 @@
+// GenerationController: designing in the window. It owns the Generation dock (GenerationPanel) and
+// the Generate menu's Run / Cancel; Run takes the design region (a marked one, else the selection,
+// else the end of the sequence) and its context from the document and sends the request to the
+// engine thread, where the generation run is the one carbon-cli generate runs (runs::
+// run_generation). Designs stream into the designs table; the finished run comes back once, with
+// every design's per-base track, and is stored in the open project. The latest run wins: a new
+// Run cancels the one before. The panel's template follows the pinned motifs inside the design
+// region.
+#pragma once
+
+#include <QHash>
+#include <QObject>
+
+#include "controllers/dock.h"
+#include "workers/engine_worker.h"
+#include "workers/project_store.h"
+#include "workers/worker_thread.h"
+
+class QAction;
+class QMenu;
+
+namespace carbon::ui {
+
+class DesignsController;
+class GenerationPanel;
+class ModelController;
+class ProjectController;
+class SequenceDocument;
+class SequenceEditor;
+class WindowServices;
+
+class GenerationController : public QObject {
+    Q_OBJECT
+public:
+    GenerationController(SequenceDocument* doc, SequenceEditor* editor, WorkerThread<EngineWorker>* engine,
+                         ModelController* models, ProjectController* project, DesignsController* designs,
+                         WindowServices* services, QObject* parent = nullptr);
+
+    GenerationPanel* panel() const { return panel_; }
+    QList<Dock> docks() const { return {dock_}; }
+    // Generate > Run (Ctrl+R, F5) and Cancel (Ctrl+., Shift+F5).
+    void addGenerateActions(QMenu* menu);
+    QAction* runAction() const { return run_; }
+    QAction* cancelAction() const { return cancel_; }
+    bool isGenerating() const { return running_; }
+    double lastRunBasesPerSecond() const { return lastRunBps_; }
+
+public slots:
+    void runGeneration();
+    void cancelGeneration();
+    void openDesign(int row);  // the design into its region of the document (one undo step)
+
+signals:
+    void lastRunRateChanged();
+
+private:
+    void onProgress(quint64 id, qint64 done, qint64 total, double bps);
+    void onDesign(quint64 id, const carbon::Design& design);
+    void onGenerated(quint64 id, const GenerationRunPtr& run);
+    void onFinished(quint64 id, bool cancelled, const QStringList& notices);
+    void onFailed(quint64 id, const QString& error);
+    void onRunStored(quint64 request, const StoredRun& run, const QList<StoredDesign>& designs);
+    void syncTemplateFromRegions();
+
+    SequenceDocument* doc_;
+    SequenceEditor* editor_;
+    WorkerThread<EngineWorker>* engine_;
+    ModelController* models_;
+    ProjectController* project_;
+    DesignsController* designs_;
+    WindowServices* services_;
+    GenerationPanel* panel_;
+    Dock dock_;
+    QAction* run_ = nullptr;
+    QAction* cancel_ = nullptr;
+    // The run whose results are shown; anything else arriving from the worker is stale.
+    quint64 currentRequest_ = 0;
+    bool running_ = false;
+    int designsThisRun_ = 0;
+    bool runConstraintsActive_ = false;
+    double lastRunBps_ = 0;
+    QHash<quint64, RunToStore> pendingRuns_;  // runs in flight: where in the document their designs go
+    QByteArray pinnedMask_;  // design-region positions fixed by pinned motifs at the last sync
+};
+
+}  // namespace carbon::ui

@@ -1,0 +1,95 @@
+// ModelController: loading and pairing models on the engine thread (see model_controller.h).
+#include "model_controller.h"
+
+#include <QAction>
+#include <QKeySequence>
+
+#include "controllers/window_services.h"
+#include "views/model_panel.h"
+#include "views/run_log.h"
+
+namespace carbon::ui {
+
+ModelController::ModelController(WorkerThread<EngineWorker>* engine, WindowServices* services, QObject* parent)
+    : QObject(parent), engine_(engine), services_(services), panel_(new ModelPanel) {
+    dock_ = makeDock(panel_, tr("Model"), "modelDock", Qt::LeftDockWidgetArea, true);
+    openFolder_ = new QAction(tr("Open &Model Folder…"), this);
+    openFolder_->setShortcut(QKeySequence(tr("Ctrl+M")));
+    connect(openFolder_, &QAction::triggered, panel_, &ModelPanel::chooseFolder);
+
+    EngineWorker* worker = engine_->worker();
+    connect(worker, &EngineWorker::modelLoaded, this, [this](const ModelSummary& s) {
+        ready_ = true;
+        contextBases_ = s.contextBases;
+        dir_ = s.dir;
+        backend_ = s.backend;
+        panel_->showSummary(s);
+        services_->message(tr("Model loaded: %1").arg(s.dir), 5000);
+        emit loaded(s);
+        emit changed();
+    });
+    connect(worker, &EngineWorker::modelFailed, this, [this](const QString& dir, const QString& error) {
+        ready_ = false;
+        backend_.clear();
+        panel_->showError(dir, error);
+        emit failed(dir, error);
+        emit changed();
+    });
+    connect(panel_, &ModelPanel::loadRequested, this, &ModelController::load);
+    // Where models run: set before any load; a change reloads the loaded model there.
+    const QString backend = panel_->backendChoice();
+    engine_->post([backend](EngineWorker* w) { w->setBackend(backend); });
+    connect(panel_, &ModelPanel::backendChanged, this, [this](const QString& kind) {
+        engine_->post([kind](EngineWorker* w) { w->setBackend(kind); });
+        if (!dir_.isEmpty()) load(dir_);
+    });
+
+    // The draft model (speculative decoding): the panel asks, the worker loads or refuses it.
+    connect(panel_, &ModelPanel::draftRequested, this, [this](const QString& dir) {
+        panel_->setDraftLoading(dir);
+        engine_->post([dir](EngineWorker* w) { w->loadDraft(dir); });
+    });
+    connect(panel_, &ModelPanel::clearDraftRequested, this, [this] { engine_->post([](EngineWorker* w) { w->clearDraft(); }); });
+    connect(worker, &EngineWorker::draftLoaded, this, [this](const ModelSummary& s) {
+        draftDir_ = s.dir;
+        panel_->showDraft(s);
+        services_->note(tr("Draft model paired: %1").arg(s.dir));
+        emit changed();
+    });
+    connect(worker, &EngineWorker::draftFailed, this, [this](const QString& dir, const QString& error) {
+        draftDir_.clear();
+        panel_->showDraftError(dir, error);
+        services_->note(tr("Draft model %1 refused: %2").arg(dir, error));
+        emit changed();
+    });
+    connect(worker, &EngineWorker::draftCleared, this, [this] {
+        draftDir_.clear();
+        panel_->showDraftCleared();
+        emit changed();
+    });
+    connect(panel_, &ModelPanel::scanned, this, &ModelController::foldersScanned);
+}
+
+void ModelController::load(const QString& dir) {
+    ready_ = false;
+    panel_->setLoading(dir);
+    engine_->post([dir](EngineWorker* w) { w->loadModel(dir); });
+}
+
+QString ModelController::summary() const {
+    // The engine's own description, shortened to its first clause.
+    QString text = backend_.isEmpty() ? tr("No model") : backend_.section(QLatin1Char(','), 0, 1);
+    if (!draftDir_.isEmpty()) text += tr(" + draft");
+    return text;
+}
+
+QList<QPair<QString, QString>> ModelController::loadableFolders() const {
+    QList<QPair<QString, QString>> folders;
+    for (const ModelFolderInfo& m : panel_->folders())
+        if (m.ok)
+            folders.append({tr("%1 (%2 M parameters)").arg(QString::fromStdString(m.name)).arg(double(m.parameters) / 1e6, 0, 'f', 0),
+                            QString::fromStdString(m.dir.string())});
+    return folders;
+}
+
+}  // namespace carbon::ui

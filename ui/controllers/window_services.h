@@ -1,0 +1,56 @@
+// What every controller asks of the window around it, without knowing the window: a line in the
+// status bar, a line in the Run Log (or both: report), a dock brought forward, a file chosen, a
+// parent for dialogs. MainWindow answers the signals; the file chooser is here, so a script or a
+// test can answer the next dialog instead of a person (setNextFileAnswer).
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+class QWidget;
+
+namespace carbon::ui {
+
+class RunLog;
+
+class WindowServices : public QObject {
+    Q_OBJECT
+public:
+    WindowServices(QWidget* window, RunLog* log, QObject* parent = nullptr);
+
+    QWidget* window() const { return window_; }
+    RunLog* runLog() const { return log_; }
+
+    // The status bar for `ms` milliseconds.
+    void message(const QString& text, int ms = 8000) { emit messageRequested(text, ms); }
+    // The Run Log.
+    void note(const QString& text);
+    // Both: what the user should see now and find later (errors, stored results).
+    void report(const QString& text, int ms = 15000) {
+        message(text, ms);
+        note(text);
+    }
+    // Shows the dock of that object name and raises its tab (after the welcome page, if shown).
+    void raiseDock(const QString& objectName) { emit dockRequested(objectName); }
+    // The sequence editor in the centre, in place of the welcome page.
+    void showEditor() { emit editorRequested(); }
+
+    // A file to open or save (a file dialog, in the open project's folder), or the answer set by
+    // setNextFileAnswer; "" when cancelled.
+    QString chooseFile(bool save, const QString& title, const QString& filter);
+    void setNextFileAnswer(const QString& path) { nextFileAnswer_ = path; }
+    // The folder dialogs start in (the open project's).
+    void setStartFolder(const QString& folder) { startFolder_ = folder; }
+
+signals:
+    void messageRequested(const QString& text, int ms);
+    void dockRequested(const QString& objectName);
+    void editorRequested();
+
+private:
+    QWidget* window_;
+    RunLog* log_;
+    QString nextFileAnswer_, startFolder_;
+};
+
+}  // namespace carbon::ui
