@@ -48,7 +48,8 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
   Designs continue the left context base by base (FNS, the default) or 6-mer by 6-mer (direct),
   under the template's IUPAC letters and the constraints, ranked by how well design + right flank
   read. --out - writes to standard output. The design must fit the model's context with the tags;
-  a longer left context is trimmed at its far end, with a note.
+  when the context and flank do not both fit, the flank keeps at most a quarter of the context and
+  the left context its nearest bases, each trim with a note; --project stores what the model read.
   --guidance W: tag guidance with strength W (0-100). Alone: conditional, the DNA logits of each
   step are unconditioned + W * (conditioned - unconditioned), the two streams (with --tags and
   without) run in the same batch; W = 0 gives the unconditioned designs, W = 1 the conditioned ones.

@@ -24,6 +24,7 @@
 
 #include <sqlite3.h>
 
+#include "carbon/model.h"
 #include "carbon/storage/project.h"
 #include "carbon/test_support/test_model.h"
 #include "document/commands/insert_bases_command.h"
@@ -36,6 +37,7 @@
 #include "controllers/project_controller.h"
 #include "main_window.h"
 #include "views/project_browser.h"
+#include "views/run_log.h"
 #include "workers/project_store.h"
 #include "document/sequence_document.h"
 #include "views/sequence_editor.h"
@@ -191,6 +193,48 @@ private slots:
         const auto all = p->list_sequences(true);
         QCOMPARE(int(all.size()), 1);
         QCOMPARE(QByteArray::fromStdString(all[0].bases), seq);
+    }
+
+    // Run takes the whole sequence around the design region; the engine's one rule fits it to
+    // the model's context (a flank of a quarter, the nearest context): the stored run holds what
+    // the model read, the same as fit_to_context gives, and the run says what it trimmed.
+    void aRunReadsTheContextTheEnginesRuleKeeps() {
+        QTemporaryDir tmp;
+        const QString modelDir = tmp.filePath(QStringLiteral("tiny128"));
+        carbon::TestModelOptions mo;
+        mo.max_position = 128;
+        carbon::make_test_model(modelDir.toStdString(), mo);
+        const QString path = tmp.filePath(QStringLiteral("long.carbon"));
+        const QByteArray seq = randomBases(6000, 21);
+        MainWindow w;
+        w.document()->setBases(seq);
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        w.project()->newProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.project()->currentSequenceId() > 0, 20000);
+        w.models()->load(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        w.editor()->setSelection(3000, 3022);
+        w.editor()->addRegionFromSelection(Region::Kind::Design);
+        QSignalSpy stored(w.project()->store(), &ProjectStore::runStored);
+        w.generation()->panel()->countSpin()->setValue(2);
+        w.generation()->runGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(stored.count() > 0, 120000);
+
+        carbon::DesignRequest expected;
+        expected.left_context = seq.left(3000).toStdString();
+        expected.right_flank = seq.mid(3022).toStdString();
+        expected.template_iupac = std::string(22, 'N');
+        expected.context_tokens = 128;
+        const auto model = carbon::Model::load(modelDir.toStdString(), {});
+        QCOMPARE(carbon::fit_to_context(model->tokenizer(), expected).size(), size_t(2));
+        auto p = st::Project::open(path.toStdString(), {.create = false, .read_only = true});
+        const auto runs = p->list_runs();
+        QCOMPARE(int(runs.size()), 1);
+        QCOMPARE(runs[0].setting("left_context").value_or(""), expected.left_context);
+        QCOMPARE(runs[0].setting("right_flank").value_or(""), expected.right_flank);
+        QCOMPARE(runs[0].setting("region_start").value_or(""), std::string("3000"));
+        QTRY_VERIFY_WITH_TIMEOUT(w.findChild<RunLog*>()->toPlainText().contains(QStringLiteral("left context trimmed to its nearest")), 20000);
     }
 
     void runIsStoredWithTracksAndPinnedMotif() {

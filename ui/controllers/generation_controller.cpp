@@ -68,20 +68,10 @@ void GenerationController::runGeneration() {
         regionLength = r.end - r.start;
         break;
     }
-    QByteArray left = all.left(regionStart);
-    QByteArray right = all.mid(regionStart + regionLength);
-    // Keep the prompt inside the model's context: the nearest bases matter most, so the far end
-    // of the left context is dropped first (tags get a margin of 64 tokens).
-    QString trimmed;
-    const qint64 contextBases = models_->contextBases();
-    if (contextBases > 0) {
-        if (right.size() > contextBases / 4) right.truncate(contextBases / 4);
-        const qint64 roomLeft = std::max<qint64>(0, contextBases - 64 * 6 - qint64(request.length) - right.size());
-        if (left.size() > roomLeft) {
-            left = left.right(roomLeft);
-            trimmed = tr(" (context trimmed to the nearest %1 bp)").arg(roomLeft);
-        }
-    }
+    // The whole sequence around the region: the engine's rule fits it to the model's context
+    // (fit_to_context, in the generation run) and says what it trimmed when the run ends.
+    const QByteArray left = all.left(regionStart);
+    const QByteArray right = all.mid(regionStart + regionLength);
     request.left_context = left.toStdString();
     request.right_flank = right.toStdString();
     // Where the designs go, for the table now and the project once the run is stored.
@@ -99,9 +89,9 @@ void GenerationController::runGeneration() {
     designsThisRun_ = 0;
     runConstraintsActive_ = request.constraints.active();
     panel_->setRunning(true);
-    services_->message(tr("Run %1: %2 design(s) of %3 bp%4").arg(currentRequest_).arg(request.count).arg(request.length).arg(trimmed), 5000);
-    services_->runLog()->runStarted(currentRequest_, tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp%5")
-                                                         .arg(request.count).arg(request.length).arg(left.size()).arg(right.size()).arg(trimmed));
+    services_->message(tr("Run %1: %2 design(s) of %3 bp").arg(currentRequest_).arg(request.count).arg(request.length), 5000);
+    services_->runLog()->runStarted(currentRequest_, tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp")
+                                                         .arg(request.count).arg(request.length).arg(left.size()).arg(right.size()));
     engine_->post([id = currentRequest_, request](EngineWorker* w) { w->generate(id, request); });
 }
 

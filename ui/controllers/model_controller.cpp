@@ -20,7 +20,6 @@ ModelController::ModelController(WorkerThread<EngineWorker>* engine, WindowServi
     EngineWorker* worker = engine_->worker();
     connect(worker, &EngineWorker::modelLoaded, this, [this](const ModelSummary& s) {
         ready_ = true;
-        contextBases_ = s.contextBases;
         dir_ = s.dir;
         backend_ = s.backend;
         panel_->showSummary(s);

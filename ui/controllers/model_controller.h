@@ -33,7 +33,6 @@ public:
     const QString& dir() const { return dir_; }          // the loaded target's folder ("" when none)
     const QString& backend() const { return backend_; }  // its backend's description
     const QString& draftDir() const { return draftDir_; }
-    qint64 contextBases() const { return contextBases_; }
     // The engine in a few words for the status bar: backend, "+ draft".
     QString summary() const;
     // Model folders the model manager found that load (display text, folder): offered on the welcome page.
@@ -56,7 +55,6 @@ private:
     QAction* openFolder_;
     bool ready_ = false;
     QString dir_, backend_, draftDir_;
-    qint64 contextBases_ = 0;
 };
 
 }  // namespace carbon::ui

@@ -45,40 +45,12 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
     p.design_len = design_masks.size();
 
     // What the model can see at once: tags + <dna> + context + design (+ flank and </dna> for
-    // ranking) must fit in its context. The design must; the context and flank give way.
-    std::string_view left = r.left_context, right = r.right_flank;
-    size_t dropped = 0;  // bases trimmed off the far end of the left context
-    if (r.context_tokens) {
-        const size_t fixed = tok.encode_prompt(r.tags, "", false).ids.size();
-        const size_t tail_bases = left.size() % 6;
-        const size_t design_tokens = (tail_bases + p.design_len + 5) / 6;
-        if (fixed + design_tokens > r.context_tokens)
-            throw Error("a " + std::to_string(p.design_len) + " bp design needs " + std::to_string(fixed + design_tokens) +
-                        " tokens with the tags and <dna>, but the model reads at most " + std::to_string(r.context_tokens) +
-                        " tokens (" + std::to_string(r.context_tokens * 6) + " bp) at once: design at most " +
-                        std::to_string((r.context_tokens - fixed) * 6 - tail_bases) + " bp in one piece, or extend the "
-                        "context with YaRN (--yarn)");
-        size_t room = r.context_tokens - fixed - design_tokens;
-        // The ranking pass adds the flank (after the design's partial last token) and </dna>.
-        const size_t flank_tokens = right.empty() ? 0 : (5 + right.size() + 5) / 6 + 1;
-        if (flank_tokens > room) {
-            const size_t keep = room >= 2 ? (room - 1) * 6 - 5 : 0;
-            notices.push_back("right flank trimmed to its first " + std::to_string(keep) + " of " + std::to_string(right.size()) +
-                              " bp: with the design it would not fit in the model's " + std::to_string(r.context_tokens) +
-                              "-token context");
-            right = right.substr(0, keep);
-        }
-        room -= right.empty() ? 0 : (5 + right.size() + 5) / 6 + 1;
-        const size_t ctx_tokens = left.size() / 6;
-        if (ctx_tokens > room) {
-            dropped = (ctx_tokens - room) * 6;
-            left = left.substr(dropped);
-            notices.push_back("left context trimmed to its nearest " + std::to_string(left.size()) + " of " +
-                              std::to_string(r.left_context.size()) + " bp (positions " + std::to_string(dropped + 1) + "-" +
-                              std::to_string(r.left_context.size()) + "): the model reads at most " +
-                              std::to_string(r.context_tokens) + " tokens at once");
-        }
-    }
+    // ranking) must fit in its context. The design must; the context and flank give way, by the
+    // one rule (fit_to_context).
+    DesignRequest fitted = r;
+    for (std::string& n : fit_to_context(tok, fitted)) notices.push_back(std::move(n));
+    const std::string_view left = fitted.left_context, right = fitted.right_flank;
+    const size_t dropped = fitted.context_offset;  // context positions count from the context as given
 
     std::string ctx(left.size(), 'A');
     for (size_t i = 0; i < ctx.size(); ++i) ctx[i] = upper(left[i]);

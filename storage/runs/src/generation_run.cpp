@@ -42,7 +42,10 @@ std::vector<std::vector<BaseScore>> score_designs_in_place(Model& model, const D
 GenerationRun run_generation(Model& model, DesignRequest request, const GenerationRunOptions& options,
                              const GenerationCallbacks& callbacks, const ScoreProgress& scoring) {
     GenerationRun run;
+    // The engine's one rule fits the context first, so that the run stores and scores what the
+    // model read.
     request.context_tokens = size_t(model.config().max_position_embeddings);
+    std::vector<std::string> fitted = fit_to_context(model.tokenizer(), request);
     run.model_dir = model.checkpoint().dir();
     run.backend = model.backend().describe();
     SpeculativeConfig spec;
@@ -52,6 +55,7 @@ GenerationRun run_generation(Model& model, DesignRequest request, const Generati
     }
     const auto t0 = std::chrono::steady_clock::now();
     run.result = generate_designs(model.backend(), model.tokenizer(), request, callbacks, options.draft ? &spec : nullptr);
+    run.result.notices.insert(run.result.notices.begin(), fitted.begin(), fitted.end());
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const size_t length = request.template_iupac.empty() ? request.length : request.template_iupac.size();
     run.bases_per_second = double(run.result.designs.size()) * double(length) / std::max(run.seconds, 1e-9);

@@ -88,12 +88,25 @@ struct DesignRequest {
     SamplingParams sampling;     // FNS: temperature/top-p per base; direct: per 6-mer token
     DesignConstraints constraints;
     size_t max_backtracks = 512;  // per design: 6-mer tokens that may be revisited
-    // The model's context in tokens (max_position_embeddings); 0: not checked. A design that
-    // does not fit with the tags is refused; a left context that does not fit is trimmed at its
-    // far end (the nearest bases matter most) and a right flank at its end, each with a notice.
+    // The model's context in tokens (max_position_embeddings); 0: not checked. What does not
+    // fit is trimmed by fit_to_context, each trim with a notice.
     size_t context_tokens = 0;
+    // Bases fit_to_context dropped from the far end of the left context as given: messages count
+    // context positions from the context as given.
+    size_t context_offset = 0;
     TagGuidance guidance;
 };
+
+// The one rule that fits a request into the model's context (request.context_tokens; 0 leaves it
+// as it is): the tags, <dna> and the design must fit (Error saying how long a design can be);
+// when the left context and the right flank (read after the design to rank it) do not both fit,
+// the flank keeps at most a quarter of the context unless the left context leaves it more, and
+// the left context takes the rest, its nearest bases kept in whole 6-mers from its far end (the
+// bases next to the design matter most); a flank longer than its share is cut at its end.
+// Trims `request` in place (context_offset counts what the left context lost) and returns one
+// notice per trim. generate_designs applies it itself; a caller that stores or scores what the
+// model read (the runs) applies it first: a fitted request is left as it is.
+std::vector<std::string> fit_to_context(const Tokenizer& tokenizer, DesignRequest& request);
 
 struct Design {
     size_t index = 0;          // position in the request (its random stream)

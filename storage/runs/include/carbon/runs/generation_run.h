@@ -33,7 +33,7 @@ struct GenerationRunOptions {
 };
 
 struct GenerationRun {
-    DesignRequest request;  // as it ran: context_tokens set from the model
+    DesignRequest request;  // as it ran: context_tokens from the model, the context fitted to it
     GenerationResult result;
     std::vector<std::vector<BaseScore>> tracks;  // per design of result.designs; empty when not scored
     double seconds = 0;           // generating (scoring not included)
@@ -44,7 +44,9 @@ struct GenerationRun {
     size_t draft_tokens = 0;  // the draft's first k, when speculative decoding was used
 };
 
-// Runs `request` on `model` (and the draft of `options`): progress and each design through
+// Runs `request` on `model` (and the draft of `options`): the left context and right flank fitted
+// to the model's context by the engine's rule (fit_to_context; its notices first among the
+// result's), then progress and each design through
 // `callbacks` as generate_designs gives them; then, unless the run was cancelled or
 // options.score_designs is off, every design's per-base track (`scoring` sees that pass's
 // progress and may stop it: the tracks are then empty). Errors as generate_designs.
