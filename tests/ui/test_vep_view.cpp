@@ -82,8 +82,8 @@ private slots:
         QCOMPARE(r.reference, QStringLiteral("ref.fa"));
         QCOMPARE(r.windowBp, qint64(1000));
         QCOMPARE(r.statuses, (QStringList{"window_clipped", "ok", "ref_mismatch", "symbolic_allele", "missing_contig"}));
-        QVERIFY(std::isnan(r.rows[2].siteLogOdds));
-        QCOMPARE(r.rows[1].siteLogOdds, 1.25);
+        QVERIFY(std::isnan(r.rows[2].site_log_odds));
+        QCOMPARE(r.rows[1].site_log_odds, 1.25);
         QVERIFY(looksLikeVepResult(tsv_));
         const QString other = tmp_.filePath("other.tsv");
         QVERIFY(ui_test::writeFile(other, "chrom\tpos\n1\t2\n"));
@@ -180,7 +180,7 @@ private slots:
         emit w.variantEffects()->view()->variantActivated(snv);
         QTRY_COMPARE_WITH_TIMEOUT(w.analysis()->inspector()->position(), qint64(1500 - 1000), 60000);
         QCOMPARE(w.document()->bases(), chr1_.mid(999, 1000));
-        QCOMPARE(w.analysis()->inspector()->selectedAlternative(), snv.alt.at(0).toLatin1());
+        QCOMPARE(w.analysis()->inspector()->selectedAlternative(), snv.alt.at(0));
     }
 
     // Score Variants: a VCF scored against the open project's sequences in the background, the
@@ -245,17 +245,17 @@ private slots:
         while (reader.next(rec))
             for (const carbon::storage::VepRow& want : scorer.score(rec)) {
                 const VepRow& got = m->row(i++);
-                QCOMPARE(got.status, QString::fromStdString(want.status));
-                QCOMPARE(got.windowStart, want.window_start);
+                QCOMPARE(got.status, want.status);
+                QCOMPARE(got.window_start, want.window_start);
                 // The run goes through the vep TSV: 9 significant digits, as carbon-cli writes them.
                 auto g9 = [](double v) { return QByteArray::number(v, 'g', 9); };
-                QCOMPARE(g9(got.deltaMean), g9(want.window_delta_mean));
-                QCOMPARE(g9(got.deltaRc), g9(want.window_delta_rc));
-                QCOMPARE(g9(got.siteLogOdds), g9(want.site_log_odds));
-                QCOMPARE(got.sequenceId, want.chrom == "chr1" ? id1 : want.chrom == "chr2" ? id2 : 0);
+                QCOMPARE(g9(got.window_delta_mean), g9(want.window_delta_mean));
+                QCOMPARE(g9(got.window_delta_rc), g9(want.window_delta_rc));
+                QCOMPARE(g9(got.site_log_odds), g9(want.site_log_odds));
+                QCOMPARE(qint64(got.sequence_id), want.chrom == "chr1" ? id1 : want.chrom == "chr2" ? id2 : 0);
             }
         QCOMPARE(i, 4);
-        QCOMPARE(m->row(3).status, QStringLiteral("missing_contig"));
+        QCOMPARE(m->row(3).status, std::string("missing_contig"));
 
         // The SNV opens chr1 itself, the inspector on the variant with its alternative.
         emit w.variantEffects()->view()->variantActivated(m->row(0));

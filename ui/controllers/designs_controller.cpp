@@ -6,6 +6,7 @@
 #include <QHash>
 #include <QMenu>
 
+#include "carbon/runs/run_records.h"
 #include "controllers/project_controller.h"
 #include "controllers/window_services.h"
 #include "views/design_table_model.h"
@@ -40,25 +41,26 @@ DesignsController::DesignsController(ProjectController* project, WindowServices*
 
 void DesignsController::showProjectDesigns(const ProjectSnapshot& snap) {
     // The stored designs, with the run each came from; the table is the project's from now on.
-    QHash<qint64, const StoredRun*> runs;
-    for (const StoredRun& r : snap.runs) runs.insert(r.id, &r);
+    QHash<qint64, const carbon::storage::Run*> byId;
+    for (const carbon::storage::Run& r : snap.runs) byId.insert(r.id, &r);
     QList<DesignRow> rows;
     rows.reserve(snap.designs.size());
-    for (const StoredDesign& d : snap.designs) {
+    for (const carbon::storage::DesignRecord& d : snap.designs) {
         DesignRow row;
-        row.design = d.design;
-        row.run = quint64(d.runId);
+        row.design = runs::design_of(d);
+        row.run = quint64(d.run_id);
         row.designId = d.id;
-        row.flag = d.flag;
-        row.minBaseLogp = d.minBaseLogp;
-        row.sequenceId = d.sequenceId;
-        if (const StoredRun* r = runs.value(d.runId)) {
-            row.sequenceId = r->setting(QStringLiteral("sequence_id")).toLongLong();
-            row.regionStart = r->setting(QStringLiteral("region_start")).toLongLong();
-            row.regionLength = r->setting(QStringLiteral("region_length")).toLongLong();
-            row.constraintsActive = r->setting(QStringLiteral("max_homopolymer")).toInt() > 0 ||
-                                    !r->setting(QStringLiteral("forbid")).isEmpty() ||
-                                    r->setting(QStringLiteral("gc_min")).toDouble() > 0 || r->setting(QStringLiteral("gc_max")).toDouble() < 1;
+        row.flag = QString::fromStdString(d.flag);
+        row.minBaseLogp = d.min_base_logp;
+        row.sequenceId = d.sequence_id;
+        if (const carbon::storage::Run* r = byId.value(d.run_id)) {
+            // Text from a file someone else may have written: an unreadable number reads as 0.
+            auto setting = [r](const char* key) { return QString::fromStdString(r->setting(key).value_or("")); };
+            row.sequenceId = setting("sequence_id").toLongLong();
+            row.regionStart = setting("region_start").toLongLong();
+            row.regionLength = setting("region_length").toLongLong();
+            row.constraintsActive = setting("max_homopolymer").toInt() > 0 || !setting("forbid").isEmpty() ||
+                                    setting("gc_min").toDouble() > 0 || setting("gc_max").toDouble() < 1;
         }
         rows.append(std::move(row));
     }

@@ -163,11 +163,12 @@ void GenerationController::onFailed(quint64 id, const QString& error) {
     services_->runLog()->runFailed(id, error);
 }
 
-void GenerationController::onRunStored(quint64 request, const StoredRun& run, const QList<StoredDesign>& designs) {
+void GenerationController::onRunStored(quint64 request, const carbon::storage::Run& run,
+                                       const QList<carbon::storage::DesignRecord>& designs) {
     QList<qint64> ids;
-    for (const StoredDesign& d : designs) ids << d.id;
+    for (const carbon::storage::DesignRecord& d : designs) ids << d.id;
     designs_->model()->attachStored(request, run.id, ids);
-    project_->browser()->addRun(run);
+    project_->browser()->addRun(run, int(designs.size()));
     services_->note(tr("Run %1 stored as project run %2 with %n design(s).", nullptr, int(ids.size())).arg(request).arg(run.id));
 }
 

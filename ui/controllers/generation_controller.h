@@ -59,7 +59,7 @@ private:
     void onGenerated(quint64 id, const GenerationRunPtr& run);
     void onFinished(quint64 id, bool cancelled, const QStringList& notices);
     void onFailed(quint64 id, const QString& error);
-    void onRunStored(quint64 request, const StoredRun& run, const QList<StoredDesign>& designs);
+    void onRunStored(quint64 request, const carbon::storage::Run& run, const QList<carbon::storage::DesignRecord>& designs);
     void syncTemplateFromRegions();
 
     SequenceDocument* doc_;

@@ -65,7 +65,7 @@ ProjectController::ProjectController(SequenceDocument* doc, SequenceEditor* edit
     connect(s, &ProjectStore::saveFailed, this, [this](quint64 token) {
         if (token == saveToken_) saveInFlight_ = false;
     });
-    connect(s, &ProjectStore::sequencesAdded, this, [this](const QList<StoredSequence>& added, const QString& summary) {
+    connect(s, &ProjectStore::sequencesAdded, this, [this](const QList<carbon::storage::SequenceRecord>& added, const QString& summary) {
         browser_->addSequences(added);
         if (!summary.isEmpty()) {
             services_->message(summary, 8000);
@@ -223,13 +223,15 @@ void ProjectController::openStoredSequence(qint64 id) {
     store_->post([id](ProjectStore* s) { s->loadSequence(id); });
 }
 
-void ProjectController::onSequenceLoaded(const StoredSequence& info, const QByteArray& bases, const QList<Region>& regions) {
+void ProjectController::onSequenceLoaded(const carbon::storage::SequenceRecord& info, const QByteArray& bases,
+                                         const QList<Region>& regions) {
+    const QString name = QString::fromStdString(info.name);
     loading_ = true;  // a loaded sequence is not an edit to save back
     editor_->setSelection(0, 0);
-    doc_->open(SequenceDocument::normalizeBases(bases), regions, info.id, info.name);
+    doc_->open(SequenceDocument::normalizeBases(bases), regions, info.id, name);
     loading_ = false;
     browser_->setCurrentSequence(info.id);
-    services_->window()->setWindowTitle(tr("%1 — Carbon Studio").arg(info.name));
+    services_->window()->setWindowTitle(tr("%1 — Carbon Studio").arg(name));
     services_->showEditor();
     emit sequenceOpened(info.id);
 }

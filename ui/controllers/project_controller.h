@@ -83,7 +83,7 @@ signals:
 
 private:
     void onProjectOpened(const ProjectSnapshot& snapshot);
-    void onSequenceLoaded(const StoredSequence& info, const QByteArray& bases, const QList<Region>& regions);
+    void onSequenceLoaded(const carbon::storage::SequenceRecord& info, const QByteArray& bases, const QList<Region>& regions);
     void autosaveNow();
 
     SequenceDocument* doc_;

@@ -72,10 +72,10 @@ void VepController::setupScoring() {
         view_->setMessage(tr("Storing %n variant row(s) in the project…", nullptr, int(done.rows)));
         store_->post([id, done](ProjectStore* s) { s->storeVepRun(id, done); });
     });
-    connect(store_->worker(), &ProjectStore::vepRunStored, this, [this](quint64 token, const StoredRun& run, qint64 rows) {
+    connect(store_->worker(), &ProjectStore::vepRunStored, this, [this](quint64 token, const carbon::storage::Run& run, qint64 rows) {
         if (token != run_) return;
-        project_->browser()->addRun(run);
-        const bool cancelled = run.status == QLatin1String("cancelled");  // as storeVepRun stored it
+        project_->browser()->addRun(run, 0);
+        const bool cancelled = run.status == "cancelled";  // as storeVepRun stored it
         endRun(cancelled ? tr("Scoring stopped: the %n variant row(s) scored are stored as run %1 (cancelled).", nullptr, int(rows)).arg(run.id)
                          : tr("Variant effects stored as project run %1: %n row(s).", nullptr, int(rows)).arg(run.id),
                run.id, rows, cancelled);
@@ -211,18 +211,19 @@ void VepController::openVepResult(const QString& path) {
 }
 
 void VepController::openVepVariant(const VepRow& row) {
+    const QString chrom = QString::fromStdString(row.chrom), alt = QString::fromStdString(row.alt);
     if (!row.scored()) {
         services_->message(tr("%1:%2 %3>%4 was not scored (%5): it has no window to open.")
-                               .arg(row.chrom).arg(row.pos).arg(row.ref, row.alt, row.status), 10000);
+                               .arg(chrom).arg(row.pos).arg(QString::fromStdString(row.ref), alt, QString::fromStdString(row.status)), 10000);
         return;
     }
     // A row on a stored sequence (a run scored against the project): that sequence, the variant
     // selected and, for a substitution, inspected with its alternative.
-    if (row.sequenceId > 0 && project_->isOpen()) {
-        if (row.ref.size() == 1 && row.alt.size() == 1) return project_->openVariant(row.sequenceId, row.pos - 1, row.alt.at(0).toUpper().toLatin1());
+    if (row.sequence_id > 0 && project_->isOpen()) {
+        if (row.ref.size() == 1 && row.alt.size() == 1) return project_->openVariant(row.sequence_id, row.pos - 1, alt.at(0).toUpper().toLatin1());
         analysis_->clearPendingVariant();
-        pendingSelection_ = {row.pos - 1, row.pos - 1 + std::max<qint64>(1, row.ref.size())};
-        if (row.sequenceId != project_->currentSequenceId()) return project_->openStoredSequence(row.sequenceId);
+        pendingSelection_ = {row.pos - 1, row.pos - 1 + std::max<qint64>(1, qint64(row.ref.size()))};
+        if (row.sequence_id != project_->currentSequenceId()) return project_->openStoredSequence(row.sequence_id);
         editor_->setSelection(pendingSelection_.first, pendingSelection_.second);
         editor_->scrollToPosition(pendingSelection_.first);
         pendingSelection_ = {-1, -1};
@@ -231,18 +232,18 @@ void VepController::openVepVariant(const VepRow& row) {
     // The reference as the result names it; a relative name is taken from the result's folder
     // when it is not found from the current one.
     const VepResult& res = view_->model()->result();
-    QString ref = res.reference;
-    if (QFileInfo(ref).isRelative() && !QFileInfo::exists(ref)) ref = QFileInfo(res.path).dir().filePath(ref);
+    QString genome = res.reference;
+    if (QFileInfo(genome).isRelative() && !QFileInfo::exists(genome)) genome = QFileInfo(res.path).dir().filePath(genome);
     const quint64 token = ++token_;
-    const QString locus = QStringLiteral("%1:%2-%3").arg(row.chrom).arg(row.windowStart).arg(row.windowEnd);
-    services_->message(tr("Reading %1 from %2…").arg(locus, ref), 0);
+    const QString locus = QStringLiteral("%1:%2-%3").arg(chrom).arg(row.window_start).arg(row.window_end);
+    services_->message(tr("Reading %1 from %2…").arg(locus, genome), 0);
     QPointer<VepController> self(this);
-    QThreadPool::globalInstance()->start([self, ref, row, locus, token] {
+    QThreadPool::globalInstance()->start([self, genome, row, locus, token] {
         QByteArray bases;
         QString error;
         try {
-            const auto genome = storage::ReferenceGenome::open(ref.toStdString(), storage::ReferenceGenome::default_index_dir());
-            bases = QByteArray::fromStdString(genome->fetch(row.chrom.toStdString(), row.windowStart - 1, row.windowEnd));
+            const auto reference = storage::ReferenceGenome::open(genome.toStdString(), storage::ReferenceGenome::default_index_dir());
+            bases = QByteArray::fromStdString(reference->fetch(row.chrom, row.window_start - 1, row.window_end));
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
         }
@@ -255,16 +256,17 @@ void VepController::openVepVariant(const VepRow& row) {
 }
 
 void VepController::showWindow(const VepRow& row, const QString& locus, const QByteArray& bases) {
-    project_->openUnstoredSequence(bases, QStringLiteral("%1 %2>%3 (%4)").arg(locus, row.ref, row.alt, QString::number(row.pos)));
-    const qint64 at = row.pos - row.windowStart;  // the variant in the window, 0-based
-    editor_->setSelection(at, at + std::max<qint64>(1, row.ref.size()));
+    const QString ref = QString::fromStdString(row.ref), alt = QString::fromStdString(row.alt);
+    project_->openUnstoredSequence(bases, QStringLiteral("%1 %2>%3 (%4)").arg(locus, ref, alt, QString::number(row.pos)));
+    const qint64 at = row.pos - row.window_start;  // the variant in the window, 0-based
+    editor_->setSelection(at, at + std::max<qint64>(1, qint64(row.ref.size())));
     editor_->scrollToPosition(at);
-    services_->message(tr("%1: %2>%3 at window position %4 (Δ mean %5)").arg(locus, row.ref, row.alt).arg(at + 1).arg(row.deltaMean), 15000);
+    services_->message(tr("%1: %2>%3 at window position %4 (Δ mean %5)").arg(locus, ref, alt).arg(at + 1).arg(row.window_delta_mean), 15000);
     emit vepWindowOpened(locus);
     // A substitution of one base is inspected with its alternative chosen, once the likelihood
     // track is there; an indel is selected for the user to look at.
     if (row.ref.size() == 1 && row.alt.size() == 1) {
-        analysis_->showVariant(at, row.alt.at(0).toUpper().toLatin1());
+        analysis_->showVariant(at, alt.at(0).toUpper().toLatin1());
     } else {
         analysis_->inspectBase(at);
         services_->raiseDock(QStringLiteral("inspectorDock"));

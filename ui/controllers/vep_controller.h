@@ -40,7 +40,7 @@ public:
 
 public slots:
     void openVepResult(const QString& path);
-    void openVepVariant(const carbon::ui::VepRow& row);
+    void openVepVariant(const carbon::storage::VepRow& row);
     // Every record of a VCF whose CHROM names a sequence of the open project, scored on a window
     // around it; the rows are stored as a "vep" run and shown.
     void scoreProjectVcf(const QString& vcfPath, qint64 windowBp, bool reverseComplement);

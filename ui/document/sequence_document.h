@@ -16,6 +16,11 @@ class QUndoStack;
 namespace carbon::ui {
 
 // A marked span of the sequence: [start, end), 0-based. Base edits shift and clip it.
+// The document's own type, not storage's Region: the editor's spans are the stored regions
+// (design region, pinned motifs, annotations) and also the parts of imported GenBank / EMBL
+// features, which the project keeps as features with INSDC locations, not as regions; a part
+// carries its feature, strand and partial ends so that saving writes the feature back
+// (ProjectStore maps stored regions, and feature_regions.h features, to and from it).
 struct Region {
     enum class Kind { Design, PinnedMotif, Annotation };
     Kind kind = Kind::Annotation;

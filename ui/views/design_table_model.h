@@ -12,6 +12,10 @@
 
 namespace carbon::ui {
 
+// A row of the designs table: the engine's Design with what the table shows beside it (its run
+// and stored id once stored, the region it replaces, GC, the user's verdict, the lowest per-base
+// score, motif hits). Its own type because those columns belong to the view; the design itself is
+// the engine's, and a stored one comes from storage's DesignRecord (runs::design_of).
 struct DesignRow {
     carbon::Design design;
     double gcPercent = 0;

@@ -11,6 +11,8 @@
 
 namespace carbon::ui {
 
+namespace st = carbon::storage;
+
 namespace {
 constexpr int kIdRole = Qt::UserRole;
 constexpr int kKindRole = Qt::UserRole + 1;  // 1 = sequence, 2 = run, 3 = variant, 4 = vep run
@@ -72,10 +74,10 @@ void ProjectBrowser::showProject(const ProjectSnapshot& snap) {
     sequences_ = new QTreeWidgetItem(tree_, {tr("Sequences")});
     runs_ = new QTreeWidgetItem(tree_, {tr("Runs")});
     runs_->setToolTip(0, tr("Activate to show the designs of every run"));
-    for (const StoredSequence& s : snap.sequences) sequences_->addChild(sequenceItem(s));
-    for (const StoredRun& r : snap.runs) runs_->addChild(runItem(r));
-    QHash<qint64, QList<StoredVariant>> bySequence;
-    for (const StoredVariant& v : snap.importedVariants) bySequence[v.sequenceId].append(v);
+    for (const st::SequenceRecord& s : snap.sequences) sequences_->addChild(sequenceItem(s));
+    for (const st::Run& r : snap.runs) runs_->addChild(runItem(r, snap.designsPerRun.value(r.id)));
+    QHash<qint64, QList<st::VariantRecord>> bySequence;
+    for (const st::VariantRecord& v : snap.importedVariants) bySequence[v.sequence_id].append(v);
     for (auto it = bySequence.cbegin(); it != bySequence.cend(); ++it) setVariants(it.key(), it.value());
     sequences_->setExpanded(true);
     runs_->setExpanded(true);
@@ -84,12 +86,13 @@ void ProjectBrowser::showProject(const ProjectSnapshot& snap) {
     tree_->setUpdatesEnabled(true);
 }
 
-QTreeWidgetItem* ProjectBrowser::sequenceItem(const StoredSequence& s) {
-    auto* item = new QTreeWidgetItem({s.name, tr("%1 bp").arg(QLocale().toString(s.length))});
-    item->setData(0, kIdRole, s.id);
+QTreeWidgetItem* ProjectBrowser::sequenceItem(const st::SequenceRecord& s) {
+    const QString name = QString::fromStdString(s.name), description = QString::fromStdString(s.description);
+    auto* item = new QTreeWidgetItem({name, tr("%1 bp").arg(QLocale().toString(qint64(s.length)))});
+    item->setData(0, kIdRole, qint64(s.id));
     item->setData(0, kKindRole, kSequence);
-    QString tip = s.description.isEmpty() ? s.name : s.name + QStringLiteral(" — ") + s.description;
-    if (!s.origin.isEmpty()) tip += tr("\nFrom: %1").arg(s.origin);
+    QString tip = description.isEmpty() ? name : name + QStringLiteral(" — ") + description;
+    if (!s.origin.empty()) tip += tr("\nFrom: %1").arg(QString::fromStdString(s.origin));
     item->setToolTip(0, tip);
     QFont f = item->font(0);
     f.setBold(s.id == current_);
@@ -97,41 +100,44 @@ QTreeWidgetItem* ProjectBrowser::sequenceItem(const StoredSequence& s) {
     return item;
 }
 
-QTreeWidgetItem* ProjectBrowser::runItem(const StoredRun& r) {
-    const bool vep = r.kind == QLatin1String("vep");
-    QString detail = vep ? tr("variant effects of %1, %2").arg(QFileInfo(r.setting(QStringLiteral("vcf"))).fileName(), when(r.started))
-                         : tr("%1, %n design(s), %2", nullptr, r.designCount).arg(r.kind, when(r.started));
-    if (r.status != QLatin1String("finished")) detail += QStringLiteral(" (%1)").arg(r.status);
+QTreeWidgetItem* ProjectBrowser::runItem(const st::Run& r, int designs) {
+    auto setting = [&r](const char* key) { return QString::fromStdString(r.setting(key).value_or("")); };
+    const QString kind = QString::fromStdString(r.kind), status = QString::fromStdString(r.status),
+                  model = QString::fromStdString(r.model_path), backend = QString::fromStdString(r.backend),
+                  started = QString::fromStdString(r.started);
+    const bool vep = r.kind == "vep";
+    QString detail = vep ? tr("variant effects of %1, %2").arg(QFileInfo(setting("vcf")).fileName(), when(started))
+                         : tr("%1, %n design(s), %2", nullptr, designs).arg(kind, when(started));
+    if (r.status != "finished") detail += QStringLiteral(" (%1)").arg(status);
     auto* item = new QTreeWidgetItem({tr("Run %1").arg(r.id), detail});
-    item->setData(0, kIdRole, r.id);
+    item->setData(0, kIdRole, qint64(r.id));
     item->setData(0, kKindRole, vep ? kVepRun : kRun);
-    QString tip = tr("Model: %1\nBackend: %2\nSeed: %3").arg(r.modelPath, r.backend).arg(r.seed);
+    QString tip = tr("Model: %1\nBackend: %2\nSeed: %3").arg(model, backend).arg(r.seed);
     if (vep)
         tip = tr("Variant effects of %1 against %2\nWindow %3 bp%4\nModel: %5\nBackend: %6\nOpen it to see the variants.")
-                  .arg(r.setting(QStringLiteral("vcf")), r.setting(QStringLiteral("reference")), r.setting(QStringLiteral("window_bp")),
-                       r.setting(QStringLiteral("reverse_complement")) == QLatin1String("1") ? tr(", both strands") : QString(),
-                       r.modelPath, r.backend);
-    if (r.basesPerSecond > 0) tip += tr("\n%1 bp/s").arg(r.basesPerSecond, 0, 'f', 1);
-    const QString acc = r.setting(QStringLiteral("spec_acceptance_rate"));
+                  .arg(setting("vcf"), setting("reference"), setting("window_bp"),
+                       setting("reverse_complement") == QLatin1String("1") ? tr(", both strands") : QString(), model, backend);
+    if (r.bases_per_second > 0) tip += tr("\n%1 bp/s").arg(r.bases_per_second, 0, 'f', 1);
+    const QString acc = setting("spec_acceptance_rate");
     if (!acc.isEmpty())
         tip += tr("\nSpeculative: %1% accepted, %2 tokens per target pass, speed-up %3x")
                    .arg(100.0 * acc.toDouble(), 0, 'f', 1)
-                   .arg(r.setting(QStringLiteral("spec_tokens_per_target_pass")).toDouble(), 0, 'f', 2)
-                   .arg(r.setting(QStringLiteral("spec_speedup")).toDouble(), 0, 'f', 2);
+                   .arg(setting("spec_tokens_per_target_pass").toDouble(), 0, 'f', 2)
+                   .arg(setting("spec_speedup").toDouble(), 0, 'f', 2);
     item->setToolTip(0, tip);
     item->setToolTip(1, tip);
     return item;
 }
 
-void ProjectBrowser::addSequences(const QList<StoredSequence>& sequences) {
+void ProjectBrowser::addSequences(const QList<st::SequenceRecord>& sequences) {
     if (!sequences_) return;
-    for (const StoredSequence& s : sequences) sequences_->addChild(sequenceItem(s));
+    for (const st::SequenceRecord& s : sequences) sequences_->addChild(sequenceItem(s));
     updateCounts();
 }
 
-void ProjectBrowser::addRun(const StoredRun& run) {
+void ProjectBrowser::addRun(const st::Run& run, int designs) {
     if (!runs_) return;
-    runs_->addChild(runItem(run));
+    runs_->addChild(runItem(run, designs));
     updateCounts();
 }
 
@@ -157,16 +163,16 @@ QTreeWidgetItem* ProjectBrowser::findSequence(qint64 id) const {
     return nullptr;
 }
 
-void ProjectBrowser::setVariants(qint64 sequenceId, const QList<StoredVariant>& variants) {
+void ProjectBrowser::setVariants(qint64 sequenceId, const QList<st::VariantRecord>& variants) {
     QTreeWidgetItem* seq = findSequence(sequenceId);
     if (!seq) return;
     qDeleteAll(seq->takeChildren());
-    for (const StoredVariant& v : variants) {
-        const QString text = tr("%1>%2 at %3").arg(QChar::fromLatin1(v.ref)).arg(QChar::fromLatin1(v.alt)).arg(QLocale().toString(v.position + 1));
-        auto* item = new QTreeWidgetItem({text, v.label});
-        item->setData(0, kIdRole, v.id);
+    for (const st::VariantRecord& v : variants) {
+        const QString text = tr("%1>%2 at %3").arg(QChar::fromLatin1(v.ref)).arg(QChar::fromLatin1(v.alt)).arg(QLocale().toString(qint64(v.position + 1)));
+        auto* item = new QTreeWidgetItem({text, QString::fromStdString(v.label)});
+        item->setData(0, kIdRole, qint64(v.id));
         item->setData(0, kKindRole, kVariant);
-        item->setData(0, kPositionRole, v.position);
+        item->setData(0, kPositionRole, qint64(v.position));
         item->setData(0, kAltRole, int(v.alt));
         item->setToolTip(0, tr("Activate to open the sequence at this base and compare the variant in the Base Inspector"));
         seq->addChild(item);

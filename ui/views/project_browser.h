@@ -22,11 +22,11 @@ public:
 public slots:
     void showProject(const carbon::ui::ProjectSnapshot& snapshot);
     void showNoProject();
-    void addSequences(const QList<carbon::ui::StoredSequence>& sequences);
-    void addRun(const carbon::ui::StoredRun& run);
+    void addSequences(const QList<carbon::storage::SequenceRecord>& sequences);
+    void addRun(const carbon::storage::Run& run, int designs);
     void setCurrentSequence(qint64 id);  // shown in bold
     void updateSequenceLength(qint64 id, qint64 length);
-    void setVariants(qint64 sequenceId, const QList<carbon::ui::StoredVariant>& variants);
+    void setVariants(qint64 sequenceId, const QList<carbon::storage::VariantRecord>& variants);
 
 signals:
     void openSequence(qint64 id);
@@ -35,8 +35,8 @@ signals:
     void openVariant(qint64 sequenceId, qint64 position, char alt);
 
 private:
-    QTreeWidgetItem* sequenceItem(const StoredSequence& s);
-    QTreeWidgetItem* runItem(const StoredRun& r);
+    QTreeWidgetItem* sequenceItem(const carbon::storage::SequenceRecord& s);
+    QTreeWidgetItem* runItem(const carbon::storage::Run& r, int designs);
     QTreeWidgetItem* findSequence(qint64 id) const;
     void updateCounts();
 

@@ -10,26 +10,9 @@
 
 namespace carbon::ui {
 
-VepRow vepRowFrom(const storage::VepRow& r) {
-    VepRow row;
-    row.chrom = QString::fromStdString(r.chrom);
-    row.pos = r.pos;
-    row.id = QString::fromStdString(r.id);
-    row.ref = QString::fromStdString(r.ref);
-    row.alt = QString::fromStdString(r.alt);
-    row.status = QString::fromStdString(r.status);
-    row.windowStart = r.window_start;
-    row.windowEnd = r.window_end;
-    row.siteLogOdds = r.site_log_odds;
-    row.delta = r.window_delta;
-    row.deltaRc = r.window_delta_rc;
-    row.deltaMean = r.window_delta_mean;
-    row.sequenceId = r.sequence_id;
-    return row;
-}
-
 void VepResult::add(VepRow row) {
-    if (!statuses.contains(row.status)) statuses.append(row.status);
+    const QString status = QString::fromStdString(row.status);
+    if (!statuses.contains(status)) statuses.append(status);
     rows.append(std::move(row));
 }
 
@@ -48,7 +31,7 @@ VepResult readVepResult(const QString& path, const std::atomic<bool>* cancel) {
     storage::VepRow row;
     while (in.next(row)) {
         if (cancel && cancel->load()) return VepResult{};
-        r.add(vepRowFrom(row));
+        r.add(row);
     }
     return r;
 }
@@ -70,21 +53,21 @@ QVariant VepTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::TextAlignmentRole)
         return index.column() >= SiteLogOdds || index.column() == Pos ? int(Qt::AlignRight | Qt::AlignVCenter) : int(Qt::AlignLeft | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == Status && !r.scored())
-        return tr("Not scored: %1 (see docs/vep.md)").arg(r.status);
+        return tr("Not scored: %1 (see docs/vep.md)").arg(QString::fromStdString(r.status));
     if (role != Qt::DisplayRole && role != SortRole) return {};
     switch (index.column()) {
-        case Chrom: return r.chrom;
-        case Pos: return role == SortRole ? QVariant(double(r.pos)) : QVariant(r.pos);
-        case Id: return r.id;
-        case Ref: return r.ref;
-        case Alt: return r.alt;
-        case Status: return r.status;
-        case SiteLogOdds: return num(r.siteLogOdds);
-        case Delta: return num(r.delta);
-        case DeltaRc: return num(r.deltaRc);
-        case DeltaMean: return num(r.deltaMean);
-        case WindowStart: return r.scored() ? QVariant(r.windowStart) : QVariant(QStringLiteral("NA"));
-        case WindowEnd: return r.scored() ? QVariant(r.windowEnd) : QVariant(QStringLiteral("NA"));
+        case Chrom: return QString::fromStdString(r.chrom);
+        case Pos: return role == SortRole ? QVariant(double(r.pos)) : QVariant(qint64(r.pos));
+        case Id: return QString::fromStdString(r.id);
+        case Ref: return QString::fromStdString(r.ref);
+        case Alt: return QString::fromStdString(r.alt);
+        case Status: return QString::fromStdString(r.status);
+        case SiteLogOdds: return num(r.site_log_odds);
+        case Delta: return num(r.window_delta);
+        case DeltaRc: return num(r.window_delta_rc);
+        case DeltaMean: return num(r.window_delta_mean);
+        case WindowStart: return r.scored() ? QVariant(qint64(r.window_start)) : QVariant(QStringLiteral("NA"));
+        case WindowEnd: return r.scored() ? QVariant(qint64(r.window_end)) : QVariant(QStringLiteral("NA"));
         default: return {};
     }
 }
@@ -111,11 +94,12 @@ void VepFilterProxy::setText(const QString& text) {
 bool VepFilterProxy::filterAcceptsRow(int row, const QModelIndex&) const {
     const auto* m = static_cast<const VepTableModel*>(sourceModel());
     const VepRow& r = m->row(row);
-    if (status_ == QLatin1String("scored") ? !r.scored() : (!status_.isEmpty() && r.status != status_)) return false;
+    if (status_ == QLatin1String("scored") ? !r.scored() : (!status_.isEmpty() && QString::fromStdString(r.status) != status_)) return false;
     if (text_.isEmpty()) return true;
-    const QString locus = r.chrom + ':' + QString::number(r.pos);
-    for (const QString* s : {&r.chrom, &r.id, &r.ref, &r.alt})
-        if (s->contains(text_, Qt::CaseInsensitive)) return true;
+    const QString chrom = QString::fromStdString(r.chrom);
+    const QString locus = chrom + ':' + QString::number(r.pos);
+    for (const std::string* s : {&r.chrom, &r.id, &r.ref, &r.alt})
+        if (QString::fromStdString(*s).contains(text_, Qt::CaseInsensitive)) return true;
     return locus.startsWith(text_, Qt::CaseInsensitive);
 }
 

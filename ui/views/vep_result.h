@@ -11,20 +11,13 @@
 #include <QVector>
 #include <atomic>
 
-namespace carbon::storage {
-struct VepRow;
-}
+#include "carbon/storage/project.h"
+
 
 namespace carbon::ui {
 
-struct VepRow {
-    QString chrom, id, ref, alt, status;
-    qint64 pos = 0;                        // 1-based
-    qint64 windowStart = 0, windowEnd = 0;  // 1-based, inclusive; 0 when not scored
-    double siteLogOdds = 0, delta = 0, deltaRc = 0, deltaMean = 0;  // NaN for NA
-    qint64 sequenceId = 0;  // a project run's row on a stored sequence (chrom names it); else 0
-    bool scored() const { return windowEnd > 0; }
-};
+// A row is storage's VepRow (carbon/storage/project.h), as the TSV and the project hold it.
+using VepRow = carbon::storage::VepRow;
 
 struct VepResult {
     QString path;       // the TSV read, or the project of runId
@@ -37,13 +30,9 @@ struct VepResult {
     void add(VepRow row);  // keeps statuses up to date
 };
 
-
-
 // Reads a vep TSV (through storage's VepResultReader). Throws carbon::Error naming the file and
 // line for anything that is not one (no '##carbon-cli vep' first line, other columns, a row with a
 // wrong field). `cancel`, when set from another thread, stops the read (the result is then empty).
-// A row of storage's (a TSV or a project's vep run) for the table.
-VepRow vepRowFrom(const storage::VepRow& row);
 VepResult readVepResult(const QString& path, const std::atomic<bool>* cancel = nullptr);
 // Whether the file starts like a vep result (for drops and the command line).
 bool looksLikeVepResult(const QString& path);

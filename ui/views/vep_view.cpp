@@ -138,10 +138,10 @@ void VepView::onCurrentChanged() {
     if (!i.isValid()) return;
     const int src = proxy_->mapToSource(i).row();
     const VepRow& r = model_->row(src);
-    if (r.chrom != plotted_) plotContig(r.chrom);
+    if (QString::fromStdString(r.chrom) != plotted_) plotContig(QString::fromStdString(r.chrom));
     if (current_) {
         current_->clear();
-        if (r.scored() && !std::isnan(r.deltaMean)) current_->append(double(r.pos), r.deltaMean);
+        if (r.scored() && !std::isnan(r.window_delta_mean)) current_->append(double(r.pos), r.window_delta_mean);
     }
 }
 
@@ -156,16 +156,17 @@ void VepView::plotContig(const QString& contig) {
     current_->setColor(QColor(220, 60, 40));
     pointRows_.clear();
     plotted_ = contig;
+    const std::string name = contig.toStdString();
     double lo = 0, hi = 0, xmin = 1, xmax = 2;
     bool first = true;
     const VepResult& res = model_->result();
     for (int i = 0; i < int(res.rows.size()); ++i) {
         const VepRow& r = res.rows[i];
-        if (r.chrom != contig || !r.scored() || std::isnan(r.deltaMean)) continue;
-        points_->append(double(r.pos), r.deltaMean);
+        if (r.chrom != name || !r.scored() || std::isnan(r.window_delta_mean)) continue;
+        points_->append(double(r.pos), r.window_delta_mean);
         pointRows_.append(i);
-        lo = first ? r.deltaMean : std::min(lo, r.deltaMean);
-        hi = first ? r.deltaMean : std::max(hi, r.deltaMean);
+        lo = first ? r.window_delta_mean : std::min(lo, r.window_delta_mean);
+        hi = first ? r.window_delta_mean : std::max(hi, r.window_delta_mean);
         xmin = first ? double(r.pos) : std::min(xmin, double(r.pos));
         xmax = first ? double(r.pos) : std::max(xmax, double(r.pos));
         first = false;

@@ -42,7 +42,7 @@ public:
     void selectRow(int sourceRow);
 
 signals:
-    void variantActivated(const carbon::ui::VepRow& row);
+    void variantActivated(const carbon::storage::VepRow& row);
     void stopRequested();
 
 private:

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QLocale>
 #include <unordered_set>
+#include <utility>
 
 #include "carbon/support/common.h"
 #include "carbon/support/output_file.h"
@@ -24,17 +25,17 @@ namespace st = carbon::storage;
 
 void registerProjectMetaTypes() {
     qRegisterMetaType<carbon::ui::ProjectSnapshot>();
-    qRegisterMetaType<carbon::ui::StoredSequence>();
-    qRegisterMetaType<carbon::ui::StoredRun>();
-    qRegisterMetaType<carbon::ui::StoredDesign>();
-    qRegisterMetaType<carbon::ui::StoredVariant>();
-    qRegisterMetaType<QList<carbon::ui::StoredVariant>>();
+    qRegisterMetaType<carbon::storage::SequenceRecord>();
+    qRegisterMetaType<carbon::storage::Run>();
+    qRegisterMetaType<carbon::storage::DesignRecord>();
+    qRegisterMetaType<carbon::storage::VariantRecord>();
+    qRegisterMetaType<QList<carbon::storage::VariantRecord>>();
     qRegisterMetaType<carbon::ui::RunToStore>();
     qRegisterMetaType<carbon::ui::GenerationRunPtr>();
     qRegisterMetaType<carbon::ui::ExportRequest>();
     qRegisterMetaType<QList<carbon::ui::Region>>();
-    qRegisterMetaType<QList<carbon::ui::StoredSequence>>();
-    qRegisterMetaType<QList<carbon::ui::StoredDesign>>();
+    qRegisterMetaType<QList<carbon::storage::SequenceRecord>>();
+    qRegisterMetaType<QList<carbon::storage::DesignRecord>>();
     qRegisterMetaType<QList<qint64>>();
     qRegisterMetaType<QList<QVector<float>>>();
     qRegisterMetaType<carbon::ui::VepResult>();
@@ -45,50 +46,6 @@ void registerProjectMetaTypes() {
 namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
-
-StoredSequence toStored(const st::SequenceRecord& s) {
-    StoredSequence out;
-    out.id = s.id;
-    out.name = q(s.name);
-    out.description = q(s.description);
-    out.origin = q(s.origin);
-    out.modified = q(s.modified);
-    out.length = s.length;
-    return out;
-}
-
-StoredRun toStored(const st::Run& r, int designs) {
-    StoredRun out;
-    out.id = r.id;
-    out.kind = q(r.kind);
-    out.status = q(r.status);
-    out.started = q(r.started);
-    out.modelPath = q(r.model_path);
-    out.backend = q(r.backend);
-    out.basesPerSecond = r.bases_per_second;
-    out.seed = r.seed;
-    out.designCount = designs;
-    for (const auto& [k, v] : r.settings) out.settings.append({q(k), q(v)});
-    return out;
-}
-
-StoredDesign toStored(const st::DesignRecord& d) {
-    StoredDesign out;
-    out.id = d.id;
-    out.runId = d.run_id;
-    out.sequenceId = d.sequence_id;
-    out.name = q(d.name);
-    out.flag = q(d.flag);
-    out.minBaseLogp = d.min_base_logp;
-    out.design.index = size_t(d.stream_index);
-    out.design.bases = d.bases;
-    out.design.design_logp = d.design_logp;
-    out.design.ranking_logp = d.ranking_logp;
-    out.design.specificity = d.specificity;
-    out.design.rank = d.rank;
-    out.design.backtracks = size_t(d.backtracks);
-    return out;
-}
 
 Region::Kind editorKind(st::RegionKind k) {
     switch (k) {
@@ -118,29 +75,22 @@ void writeAtomically(const QString& path, Write&& write) {
 }
 
 // The listing entries of the given sequences (length from SQL, the bases are not read).
-QList<StoredSequence> sequenceInfos(st::Project& p, const std::vector<int64_t>& ids) {
+QList<st::SequenceRecord> sequenceInfos(st::Project& p, const std::vector<int64_t>& ids) {
     const std::unordered_set<int64_t> wanted(ids.begin(), ids.end());
-    QList<StoredSequence> out;
+    QList<st::SequenceRecord> out;
     for (const st::SequenceRecord& s : p.list_sequences(false))
-        if (wanted.count(s.id)) out.append(toStored(s));
+        if (wanted.count(s.id)) out.append(s);
     return out;
 }
 
 // A sequence's imported variants (a VCF panel; scored variants are run results), the first
 // kMaxListedVariants of them.
-QList<StoredVariant> importedVariants(st::Project& p, qint64 sequenceId) {
-    QList<StoredVariant> out;
+QList<st::VariantRecord> importedVariants(st::Project& p, qint64 sequenceId) {
+    QList<st::VariantRecord> out;
     for (const st::VariantRecord& v : p.variants_of_sequence(sequenceId)) {
         if (v.run_id != 0) continue;
         if (out.size() >= kMaxListedVariants) break;
-        StoredVariant sv;
-        sv.id = v.id;
-        sv.sequenceId = v.sequence_id;
-        sv.position = v.position;
-        sv.ref = v.ref;
-        sv.alt = v.alt;
-        sv.label = q(v.label);
-        out.append(sv);
+        out.append(v);
     }
     return out;
 }
@@ -174,14 +124,13 @@ void ProjectStore::open(const QString& path, bool create) {
         auto p = st::Project::open(path.toStdString(), o);
         ProjectSnapshot snap;
         snap.path = path;
-        for (const auto& s : p->list_sequences()) snap.sequences.append(toStored(s));
-        for (const StoredSequence& s : snap.sequences) snap.importedVariants += importedVariants(*p, s.id);
-        QHash<qint64, int> perRun;
+        for (const auto& s : p->list_sequences()) snap.sequences.append(s);
+        for (const st::SequenceRecord& s : snap.sequences) snap.importedVariants += importedVariants(*p, s.id);
         for (const auto& d : p->list_designs(0, true)) {
-            snap.designs.append(toStored(d));
-            ++perRun[d.run_id];
+            snap.designs.append(d);
+            ++snap.designsPerRun[d.run_id];
         }
-        for (const auto& r : p->list_runs()) snap.runs.append(toStored(r, perRun.value(r.id)));
+        for (const auto& r : p->list_runs()) snap.runs.append(r);
         snap.variants = p->count("variants");
         project_ = std::move(p);
         emit opened(snap);
@@ -228,9 +177,10 @@ void ProjectStore::loadSequence(qint64 id) {
             regions.append(e);
         }
         regions += featureRegions(project_->features_of_sequence(id), qint64(s->bases.size()));
-        StoredSequence info = toStored(*s);
-        info.length = qint64(s->bases.size());
-        emit sequenceLoaded(info, QByteArray::fromStdString(s->bases), regions);
+        st::SequenceRecord info = *s;
+        info.length = int64_t(info.bases.size());
+        const QByteArray bases = QByteArray::fromStdString(std::exchange(info.bases, {}));  // the bases travel once
+        emit sequenceLoaded(info, bases, regions);
     } catch (const std::exception& e) {
         emit failed(tr("Open sequence"), QString::fromUtf8(e.what()));
     }
@@ -278,7 +228,7 @@ void ProjectStore::importFasta(const QString& path) {
     if (!requireOpen(tr("Import FASTA"))) return;
     try {
         const st::FastaImportResult r = st::import_fasta(*project_, path.toStdString());
-        const QList<StoredSequence> added = sequenceInfos(*project_, r.sequence_ids);
+        const QList<st::SequenceRecord> added = sequenceInfos(*project_, r.sequence_ids);
         QString summary = tr("%1: %n sequence(s), %2 bp imported", nullptr, int(r.sequence_ids.size()))
                               .arg(QFileInfo(path).fileName(), QLocale().toString(qint64(r.bases)));
         if (r.unnamed) summary += tr("; %n record(s) without a name were named record_N", nullptr, int(r.unnamed));
@@ -292,7 +242,7 @@ void ProjectStore::importFlatFile(const QString& path) {
     if (!requireOpen(tr("Import GenBank / EMBL"))) return;
     try {
         const st::FlatImportResult r = st::import_flat_file(*project_, path.toStdString());
-        const QList<StoredSequence> added = sequenceInfos(*project_, r.sequence_ids);
+        const QList<st::SequenceRecord> added = sequenceInfos(*project_, r.sequence_ids);
         QString summary = tr("%1: %n sequence(s), %2 bp, %3 feature(s) imported", nullptr, int(r.sequence_ids.size()))
                               .arg(QFileInfo(path).fileName(), QLocale().toString(qint64(r.bases)), QLocale().toString(qint64(r.features)));
         if (!r.notices.empty())
@@ -326,7 +276,7 @@ void ProjectStore::storeRun(const RunToStore& run) {
         const runs::RunSettings placement = {{"sequence_id", std::to_string(run.sequenceId)},
                                              {"region_start", std::to_string(run.regionStart)},
                                              {"region_length", std::to_string(run.regionLength)}};
-        QList<StoredDesign> stored;
+        QList<st::DesignRecord> stored;
         int64_t runId = 0;
         // The run, every design, its tracks and regions: all or nothing; kept in a recovery
         // project when the project cannot take it.
@@ -336,7 +286,7 @@ void ProjectStore::storeRun(const RunToStore& run) {
             const runs::StoredGeneration s = runs::write_generation_run(p, *run.run, runs::DesignedIn{run.sequenceId, {}}, placement, notes);
             runId = s.run_id;
             for (int64_t id : s.design_ids)
-                if (auto back = p.design(id)) stored.append(toStored(*back));
+                if (auto back = p.design(id)) stored.append(*back);
         });
         if (!outcome.stored) {
             const QString where = outcome.kept_in.empty()
@@ -349,7 +299,7 @@ void ProjectStore::storeRun(const RunToStore& run) {
             throw Error(outcome.error + "\n" + where.toStdString());
         }
         const auto back = project_->run(runId);
-        emit runStored(run.requestId, back ? toStored(*back, int(stored.size())) : StoredRun{}, stored);
+        emit runStored(run.requestId, back ? *back : st::Run{}, stored);
     } catch (const std::exception& e) {
         emit failed(tr("Store run"), QString::fromUtf8(e.what()));
     }
@@ -515,7 +465,7 @@ void ProjectStore::storeVepRun(quint64 token, const VepRunDone& done) {
             throw Error(outcome.error + "\n" + where.toStdString());
         }
         const auto back = project_->run(stored.run_id);
-        emit vepRunStored(token, back ? toStored(*back, 0) : StoredRun{}, stored.rows);
+        emit vepRunStored(token, back ? *back : st::Run{}, stored.rows);
     } catch (const std::exception& e) {
         emit failed(tr("Store variant effects"), QString::fromUtf8(e.what()));
     }
@@ -532,7 +482,7 @@ void ProjectStore::loadVepRun(quint64 token, qint64 runId) {
         r.reference = q(run->setting("reference").value_or(""));
         r.model = q(run->model_path);
         r.windowBp = QString::fromStdString(run->setting("window_bp").value_or("0")).toLongLong();
-        for (const st::VepRow& row : project_->vep_rows(runId)) r.add(vepRowFrom(row));
+        for (const st::VepRow& row : project_->vep_rows(runId)) r.add(row);
         emit vepRunLoaded(token, r);
     } catch (const std::exception& e) {
         emit failed(tr("Open variant effects"), QString::fromUtf8(e.what()));

@@ -59,18 +59,18 @@ public slots:
 signals:
     void opened(const carbon::ui::ProjectSnapshot& snapshot);
     void closed();
-    void sequenceLoaded(const carbon::ui::StoredSequence& info, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
+    void sequenceLoaded(const carbon::storage::SequenceRecord& info, const QByteArray& bases, const QList<carbon::ui::Region>& regions);
     void sequenceSaved(quint64 token, qint64 id);
     void saveFailed(quint64 token);  // besides failed(): the autosave may try again
     void sampleFailed();             // besides failed(): the sample's temporary files can go
     // New sequences after an import, with a one-line summary for the user.
-    void sequencesAdded(const QList<carbon::ui::StoredSequence>& sequences, const QString& summary);
+    void sequencesAdded(const QList<carbon::storage::SequenceRecord>& sequences, const QString& summary);
     void variantsImported(const QString& summary, const QStringList& skipped);
-    void variantsListed(qint64 sequenceId, const QList<carbon::ui::StoredVariant>& variants);
-    void runStored(quint64 requestId, const carbon::ui::StoredRun& run, const QList<carbon::ui::StoredDesign>& designs);
+    void variantsListed(qint64 sequenceId, const QList<carbon::storage::VariantRecord>& variants);
+    void runStored(quint64 requestId, const carbon::storage::Run& run, const QList<carbon::storage::DesignRecord>& designs);
     void exported(const QString& path);
     void vepSequencesReady(quint64 token, const carbon::ui::VepRunRequest& request);
-    void vepRunStored(quint64 token, const carbon::ui::StoredRun& run, qint64 rows);
+    void vepRunStored(quint64 token, const carbon::storage::Run& run, qint64 rows);
     void vepRunLoaded(quint64 token, const carbon::ui::VepResult& result);
     void designTracks(quint64 token, const QList<qint64>& designIds, const QList<QVector<float>>& values);
     // `what` says which operation failed ("Import FASTA", "Open project", ...).

@@ -1,8 +1,11 @@
 // Value types that carry project contents between the project store's thread and the GUI in
-// queued signals (the GUI never touches SQLite itself, so a large write cannot freeze it).
+// queued signals (the GUI never touches SQLite itself, so a large write cannot freeze it). The
+// project's rows travel as storage's own records (SequenceRecord listed without its bases, Run,
+// DesignRecord, VariantRecord): one type per concept across the layers.
 #pragma once
 
 #include <QByteArray>
+#include <QHash>
 #include <QList>
 #include <QMetaType>
 #include <QPair>
@@ -14,53 +17,20 @@
 #include "carbon/generation/fns_generate.h"
 #include "carbon/runs/generation_run.h"
 #include "carbon/scoring/scoring.h"
+#include "carbon/storage/project.h"
 #include "document/sequence_document.h"
 
 namespace carbon::ui {
 
-struct StoredSequence {
-    qint64 id = 0;
-    QString name, description, origin, modified;
-    qint64 length = 0;
-};
-
-struct StoredRun {
-    qint64 id = 0;
-    QString kind, status, started, modelPath, backend;
-    double basesPerSecond = 0;
-    quint64 seed = 0;
-    int designCount = 0;
-    QList<QPair<QString, QString>> settings;
-    QString setting(const QString& key) const {
-        for (const auto& [k, v] : settings)
-            if (k == key) return v;
-        return {};
-    }
-};
-
-struct StoredDesign {
-    qint64 id = 0, runId = 0, sequenceId = 0;
-    QString name, flag;  // flag: "", "starred" or "discarded"
-    carbon::Design design;
-    double minBaseLogp = std::nan("");
-};
-
-// A variant of a stored sequence as imported (a VCF panel); scored variants are run results.
-struct StoredVariant {
-    qint64 id = 0, sequenceId = 0;
-    qint64 position = 0;  // 0-based
-    char ref = 'N', alt = 'N';
-    QString label;
-};
-
 // What the project browser and the designs table show of an open project.
 struct ProjectSnapshot {
     QString path;
-    QList<StoredSequence> sequences;
-    QList<StoredRun> runs;
-    QList<StoredDesign> designs;
-    QList<StoredVariant> importedVariants;  // the first kMaxListedVariants of each sequence
-    qint64 variants = 0;                    // every variant row, scored ones included
+    QList<carbon::storage::SequenceRecord> sequences;  // without their bases (length set)
+    QList<carbon::storage::Run> runs;
+    QHash<qint64, int> designsPerRun;
+    QList<carbon::storage::DesignRecord> designs;
+    QList<carbon::storage::VariantRecord> importedVariants;  // the first kMaxListedVariants of each sequence
+    qint64 variants = 0;                                     // every variant row, scored ones included
 };
 inline constexpr int kMaxListedVariants = 1000;
 
@@ -90,10 +60,10 @@ struct ExportRequest {
 }  // namespace carbon::ui
 
 Q_DECLARE_METATYPE(carbon::ui::ProjectSnapshot)
-Q_DECLARE_METATYPE(carbon::ui::StoredSequence)
-Q_DECLARE_METATYPE(carbon::ui::StoredRun)
-Q_DECLARE_METATYPE(carbon::ui::StoredDesign)
-Q_DECLARE_METATYPE(carbon::ui::StoredVariant)
+Q_DECLARE_METATYPE(carbon::storage::SequenceRecord)
+Q_DECLARE_METATYPE(carbon::storage::Run)
+Q_DECLARE_METATYPE(carbon::storage::DesignRecord)
+Q_DECLARE_METATYPE(carbon::storage::VariantRecord)
 Q_DECLARE_METATYPE(carbon::ui::RunToStore)
 Q_DECLARE_METATYPE(carbon::ui::GenerationRunPtr)
 Q_DECLARE_METATYPE(carbon::ui::ExportRequest)

@@ -105,6 +105,18 @@ DesignRecord design_record(const Design& d, int64_t run_id, int64_t sequence_id)
     return r;
 }
 
+Design design_of(const DesignRecord& r) {
+    Design d;
+    d.index = size_t(r.stream_index);
+    d.bases = r.bases;
+    d.design_logp = r.design_logp;
+    d.ranking_logp = r.ranking_logp;
+    d.specificity = r.specificity;
+    d.rank = r.rank;
+    d.backtracks = size_t(r.backtracks);
+    return d;
+}
+
 int64_t sequence_id_for(storage::Project& p, const NamedSequence& r, const std::string& origin, std::vector<std::string>& notes) {
     const std::vector<storage::SequenceRecord> same_name = p.find_sequences(r.name);
     for (const storage::SequenceRecord& s : same_name)

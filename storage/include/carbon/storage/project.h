@@ -78,6 +78,10 @@ struct Run {
     std::optional<std::string> setting(const std::string& key) const;
 };
 
+// A design as the project holds it: the engine's Design (its bases, scores, rank, stream and
+// backtracks: runs::design_record and design_of map the two) plus what storing adds (ids, the run
+// and the sequence it belongs to, its name, creation time, the user's verdict, its lowest
+// per-base score). Storage's own type: storage does not depend on the engine's result types.
 struct DesignRecord {
     int64_t id = 0;
     int64_t run_id = 0;

@@ -42,6 +42,9 @@ std::vector<storage::Track> base_score_tracks(const std::vector<BaseScore>& scor
 // The record of design `d` of run `run_id` (context sequence `sequence_id`, 0 = none), named
 // "run<R>_design_<N>" with N its 1-based stream.
 storage::DesignRecord design_record(const Design& d, int64_t run_id, int64_t sequence_id);
+// The design a stored record holds (design_record's inverse: the engine's Design of its bases,
+// scores, rank, stream and backtracks).
+Design design_of(const storage::DesignRecord& record);
 
 // The stored sequence a result refers to: one with the same name and bases is reused; otherwise
 // it is added (with `origin`), and when other sequences already have its name a line in `notes`
