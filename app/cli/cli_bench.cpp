@@ -10,9 +10,9 @@
 
 #include "carbon/cpu/bandwidth_probe.h"
 #include "carbon/cpu/cpu_features.h"
+#include "carbon/fns/sampling.h"
 #include "carbon/model.h"
 #include "carbon/support/output_file.h"
-#include "carbon/fns/sampling.h"
 #include "carbon/support/thread_pool.h"
 #include "cli_args.h"
 #include "cli_common.h"

@@ -3,8 +3,8 @@
 // does not load.
 #include <cstdio>
 
-#include "carbon/support/common.h"
 #include "carbon/model_catalog.h"
+#include "carbon/support/common.h"
 #include "commands.h"
 
 namespace carbon::cli {

@@ -6,8 +6,8 @@
 #include <optional>
 #include <sstream>
 
-#include "carbon/support/common.h"
 #include "carbon/motifs/motif.h"
+#include "carbon/support/common.h"
 #include "carbon/support/output_file.h"
 #include "cli_args.h"
 #include "cli_common.h"

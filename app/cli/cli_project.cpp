@@ -23,12 +23,12 @@ int cmd_project(const std::vector<std::string>&) {
 #include <filesystem>
 #include <sstream>
 
-#include "carbon/support/output_file.h"
+#include "carbon/runs/run_records.h"
 #include "carbon/storage/formats.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
-#include "carbon/runs/run_records.h"
 #include "carbon/storage/vep_result.h"
+#include "carbon/support/output_file.h"
 #include "cli_project_open.h"
 
 namespace carbon::cli {

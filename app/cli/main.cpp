@@ -9,8 +9,8 @@
 
 #include "carbon/cpu/cpu_features.h"
 #include "carbon/gpu_provider.h"
-#include "carbon/model.h"
 #include "carbon/loader/rope.h"
+#include "carbon/model.h"
 #include "carbon/test_support/test_model.h"
 #include "cli_args.h"
 #include "cli_common.h"

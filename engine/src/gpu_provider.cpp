@@ -11,8 +11,8 @@
 #include <sstream>
 #include <system_error>
 
-#include "carbon/model_catalog.h"
 #include "carbon/fns/sampling.h"
+#include "carbon/model_catalog.h"
 #include "carbon/support/user_dirs.h"
 
 namespace carbon {

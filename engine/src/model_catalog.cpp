@@ -9,8 +9,8 @@
 #include <system_error>
 
 #include "carbon/loader/checkpoint.h"
-#include "carbon/tokenizer/tokenizer.h"
 #include "carbon/support/user_dirs.h"
+#include "carbon/tokenizer/tokenizer.h"
 
 namespace carbon {
 

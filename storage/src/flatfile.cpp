@@ -8,8 +8,8 @@
 #include <cctype>
 #include <set>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/fasta.h"
+#include "carbon/support/common.h"
 #include "gzip_reader.h"
 
 namespace carbon::storage {

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/flatfile.h"
+#include "carbon/support/common.h"
 
 namespace carbon::storage {
 

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/vcf.h"
+#include "carbon/support/common.h"
 #include "gzip_reader.h"
 
 namespace carbon::storage {

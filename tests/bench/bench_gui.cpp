@@ -16,21 +16,21 @@
 #include <cstdio>
 #include <vector>
 
+#include "../ui/ui_test_support.h"
 #include "carbon/runs/run_records.h"
 #include "carbon/storage/project.h"
-#include "document/commands/insert_bases_command.h"
-#include "document/commands/replace_bases_command.h"
-#include "views/design_table_model.h"
-#include "controllers/likelihood_controller.h"
 #include "controllers/analysis_controller.h"
 #include "controllers/designs_controller.h"
+#include "controllers/likelihood_controller.h"
 #include "controllers/model_controller.h"
 #include "controllers/project_controller.h"
-#include "main_window.h"
-#include "views/model_panel.h"
+#include "document/commands/insert_bases_command.h"
+#include "document/commands/replace_bases_command.h"
 #include "document/sequence_document.h"
+#include "main_window.h"
+#include "views/design_table_model.h"
+#include "views/model_panel.h"
 #include "views/sequence_editor.h"
-#include "../ui/ui_test_support.h"
 
 using namespace carbon::ui;
 namespace st = carbon::storage;

@@ -19,9 +19,9 @@
 #include <map>
 #include <sstream>
 
+#include "carbon/fns/sampling.h"
 #include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
-#include "carbon/fns/sampling.h"
 
 using namespace carbon;
 

@@ -15,12 +15,12 @@
 #include <random>
 #include <vector>
 
+#include "amx_emulation.h"
 #include "carbon/support/common.h"
 #include "carbon/support/thread_pool.h"
 #include "check.h"
 #include "cpu/cpu_isa.h"
 #include "cpu/cpu_matmul_paths.h"
-#include "amx_emulation.h"
 
 namespace carbon::cpu::detail {
 #include "cpu/cpu_amx_kernels.inc"

@@ -10,8 +10,8 @@
 #include <map>
 #include <tuple>
 
-#include "carbon/generation/fns_generate.h"
 #include "carbon/fns/sampling.h"
+#include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
 #include "check.h"
 #include "test_model_dir.h"

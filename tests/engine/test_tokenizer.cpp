@@ -6,10 +6,10 @@
 #include <random>
 #include <sstream>
 
-#include "tokenizer/bpe.h"
-#include "carbon/tokenizer/tokenizer.h"
 #include "carbon/test_support/test_tokenizer.h"
+#include "carbon/tokenizer/tokenizer.h"
 #include "check.h"
+#include "tokenizer/bpe.h"
 #include "tokenizer/unicode.h"
 
 namespace fs = std::filesystem;

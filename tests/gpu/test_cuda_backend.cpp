@@ -22,11 +22,11 @@
 #include <vector>
 
 #include "carbon/backend.h"
-#include "carbon/loader/checkpoint.h"
 #include "carbon/generation/fns_generate.h"
+#include "carbon/loader/checkpoint.h"
 #include "carbon/scoring/scoring.h"
-#include "carbon/tokenizer/tokenizer.h"
 #include "carbon/scoring/variants.h"
+#include "carbon/tokenizer/tokenizer.h"
 #include "check.h"
 #include "gpu/cuda_backend.h"
 #include "test_model_dir.h"

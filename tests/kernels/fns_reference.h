@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "carbon/fns/fns.h"
-#include "carbon/kernels/fns_step.h"
 #include "carbon/fns/sampling.h"
+#include "carbon/kernels/fns_step.h"
 #include "device_buffer.h"
 
 namespace carbon::test {

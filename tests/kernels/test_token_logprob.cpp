@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "carbon/kernels/token_logprob.h"
 #include "carbon/fns/sampling.h"
+#include "carbon/kernels/token_logprob.h"
 #include "check.h"
 #include "device_buffer.h"
 #include "row_test_data.h"

@@ -4,8 +4,8 @@
 // a malformed-input corpus, each refused with its line and what is wrong; unknown feature keys
 // kept with a notice; SnapGene- and Benchling-style exports. Biopython's parser is compared on real entries in
 // tests/python/test_flatfile_biopython.py.
-#include "carbon/support/common.h"
 #include "carbon/storage/flatfile.h"
+#include "carbon/support/common.h"
 #include "check.h"
 
 using namespace carbon::storage;

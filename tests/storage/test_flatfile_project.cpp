@@ -8,10 +8,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/flatfile.h"
 #include "carbon/storage/formats.h"
 #include "carbon/storage/recovery.h"
+#include "carbon/support/common.h"
 #include "check.h"
 #include "storage_test_util.h"
 

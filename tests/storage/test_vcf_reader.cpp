@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/vcf.h"
+#include "carbon/support/common.h"
 #include "check.h"
 
 using namespace carbon;

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/recovery.h"
 #include "carbon/storage/reference.h"
 #include "carbon/storage/vep_result.h"
+#include "carbon/support/common.h"
 #include "check.h"
 #include "storage_test_util.h"
 

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "carbon/fns/sampling.h"
 #include "carbon/gpu_provider.h"
 #include "carbon/model.h"
-#include "carbon/fns/sampling.h"
 
 using namespace carbon;
 using json = nlohmann::json;

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "carbon/tokenizer/tokenizer.h"
 #include "carbon/test_support/test_tokenizer.h"
+#include "carbon/tokenizer/tokenizer.h"
 // The tools' CMake target only sees the engine's public headers; NFC is internal, so reach it by
 // path (unicode.h needs nothing beyond the standard library).
 #include "../../engine/src/tokenizer/unicode.h"

@@ -25,11 +25,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "views/base_inspector.h"
 #include "carbon/test_support/test_model.h"
-#include "views/design_table_model.h"
-#include "views/designs_view.h"
-#include "views/generation_panel.h"
 #include "controllers/analysis_controller.h"
 #include "controllers/designs_controller.h"
 #include "controllers/generation_controller.h"
@@ -37,14 +33,18 @@
 #include "controllers/model_controller.h"
 #include "controllers/project_controller.h"
 #include "main_window.h"
-#include "views/model_panel.h"
+#include "views/base_inspector.h"
+#include "views/design_table_model.h"
+#include "views/designs_view.h"
+#include "views/generation_panel.h"
 #include "views/logo_panel.h"
+#include "views/model_panel.h"
 #include "views/mutagenesis_heat_map.h"
 #include "views/project_browser.h"
-#include "workers/project_store.h"
 #include "views/sequence_editor.h"
 #include "views/theme.h"
 #include "views/track_chart_view.h"
+#include "workers/project_store.h"
 
 using namespace carbon::ui;
 namespace fs = std::filesystem;

@@ -11,20 +11,20 @@
 #include <QThread>
 #include <cmath>
 
-#include "views/base_inspector.h"
 #include "carbon/model.h"
-#include "carbon/test_support/test_model.h"
 #include "carbon/scoring/variants.h"
-#include "workers/engine_worker.h"
-#include "controllers/likelihood_controller.h"
+#include "carbon/test_support/test_model.h"
 #include "controllers/analysis_controller.h"
+#include "controllers/likelihood_controller.h"
 #include "controllers/model_controller.h"
-#include "main_window.h"
-#include "views/mutagenesis_heat_map.h"
 #include "document/sequence_document.h"
+#include "main_window.h"
+#include "views/base_inspector.h"
+#include "views/mutagenesis_heat_map.h"
 #include "views/sequence_editor.h"
 #include "views/theme.h"
 #include "views/track_chart_view.h"
+#include "workers/engine_worker.h"
 
 using namespace carbon::ui;
 

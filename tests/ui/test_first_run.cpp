@@ -19,16 +19,16 @@
 #include <QTreeWidget>
 #include <QUndoStack>
 
-#include "views/design_table_model.h"
-#include "views/designs_view.h"
 #include "controllers/designs_controller.h"
 #include "controllers/generation_controller.h"
 #include "controllers/project_controller.h"
-#include "main_window.h"
-#include "views/project_browser.h"
 #include "document/sequence_document.h"
-#include "views/sequence_editor.h"
+#include "main_window.h"
 #include "ui_test_support.h"
+#include "views/design_table_model.h"
+#include "views/designs_view.h"
+#include "views/project_browser.h"
+#include "views/sequence_editor.h"
 
 using namespace carbon::ui;
 

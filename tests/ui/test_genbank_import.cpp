@@ -14,13 +14,13 @@
 
 #include "carbon/storage/flatfile.h"
 #include "carbon/storage/project.h"
+#include "controllers/project_controller.h"
 #include "document/commands/insert_bases_command.h"
 #include "document/commands/remove_bases_command.h"
-#include "controllers/project_controller.h"
-#include "main_window.h"
-#include "workers/project_store.h"
 #include "document/sequence_document.h"
+#include "main_window.h"
 #include "ui_test_support.h"
+#include "workers/project_store.h"
 
 using namespace carbon::ui;
 namespace st = carbon::storage;

@@ -19,17 +19,17 @@
 #include "carbon/model.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/test_support/test_model.h"
-#include "views/design_table_model.h"
-#include "views/generation_panel.h"
 #include "controllers/designs_controller.h"
 #include "controllers/generation_controller.h"
 #include "controllers/model_controller.h"
 #include "controllers/specificity_controller.h"
-#include "main_window.h"
 #include "document/sequence_document.h"
+#include "main_window.h"
+#include "ui_test_support.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
 #include "views/sequence_editor.h"
 #include "views/track_chart_view.h"
-#include "ui_test_support.h"
 
 using namespace carbon::ui;
 

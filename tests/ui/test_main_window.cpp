@@ -7,15 +7,15 @@
 #include <QUndoStack>
 
 #include "carbon/test_support/test_model.h"
-#include "views/design_table_model.h"
-#include "views/generation_panel.h"
 #include "controllers/designs_controller.h"
 #include "controllers/generation_controller.h"
 #include "controllers/model_controller.h"
-#include "main_window.h"
 #include "document/sequence_document.h"
-#include "views/sequence_editor.h"
+#include "main_window.h"
 #include "ui_test_support.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
+#include "views/sequence_editor.h"
 
 #include <QLineEdit>
 #include <QSpinBox>

@@ -13,17 +13,17 @@
 
 #include "carbon/motifs/motif.h"
 #include "carbon/test_support/test_model.h"
-#include "views/design_table_model.h"
-#include "views/generation_panel.h"
 #include "controllers/designs_controller.h"
 #include "controllers/generation_controller.h"
 #include "controllers/model_controller.h"
 #include "controllers/motif_controller.h"
-#include "main_window.h"
-#include "workers/motif_set.h"
 #include "document/sequence_document.h"
-#include "views/sequence_editor.h"
+#include "main_window.h"
 #include "ui_test_support.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
+#include "views/sequence_editor.h"
+#include "workers/motif_set.h"
 
 using namespace carbon::ui;
 

@@ -27,22 +27,22 @@
 #include "carbon/model.h"
 #include "carbon/storage/project.h"
 #include "carbon/test_support/test_model.h"
-#include "document/commands/insert_bases_command.h"
-#include "views/design_table_model.h"
-#include "views/designs_view.h"
-#include "views/generation_panel.h"
 #include "controllers/designs_controller.h"
 #include "controllers/generation_controller.h"
 #include "controllers/model_controller.h"
 #include "controllers/project_controller.h"
+#include "document/commands/insert_bases_command.h"
+#include "document/sequence_document.h"
 #include "main_window.h"
+#include "ui_test_support.h"
+#include "views/design_table_model.h"
+#include "views/designs_view.h"
+#include "views/generation_panel.h"
 #include "views/project_browser.h"
 #include "views/run_log.h"
-#include "workers/project_store.h"
-#include "document/sequence_document.h"
 #include "views/sequence_editor.h"
 #include "views/track_chart_view.h"
-#include "ui_test_support.h"
+#include "workers/project_store.h"
 
 using namespace carbon::ui;
 namespace st = carbon::storage;
@@ -100,6 +100,18 @@ QAction* menuAction(MainWindow& w, const QString& text) {
 
 class TestProjectWindow : public QObject {
     Q_OBJECT
+    // A new project made from `seq` in the editor (stored as its first sequence), with the model
+    // at `modelDir` loaded.
+    static void newProjectWithModel(MainWindow& w, const QString& path, const QByteArray& seq, const QString& modelDir) {
+        w.document()->setBases(seq);
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        w.project()->newProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.project()->currentSequenceId() > 0, 20000);
+        w.models()->load(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+    }
+
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
@@ -207,13 +219,8 @@ private slots:
         const QString path = tmp.filePath(QStringLiteral("long.carbon"));
         const QByteArray seq = randomBases(6000, 21);
         MainWindow w;
-        w.document()->setBases(seq);
-        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
-        w.project()->newProject(path);
-        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(w.project()->currentSequenceId() > 0, 20000);
-        w.models()->load(modelDir);
-        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        newProjectWithModel(w, path, seq, modelDir);
+        if (QTest::currentTestFailed()) return;
         w.editor()->setSelection(3000, 3022);
         w.editor()->addRegionFromSelection(Region::Kind::Design);
         QSignalSpy stored(w.project()->store(), &ProjectStore::runStored);
@@ -245,13 +252,8 @@ private slots:
         QByteArray seq = randomBases(400, 7);
         seq.replace(130, 6, "TATAAT");  // the motif to pin
         MainWindow w;
-        w.document()->setBases(seq);
-        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
-        w.project()->newProject(path);
-        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(w.project()->currentSequenceId() > 0, 20000);
-        w.models()->load(modelDir);
-        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        newProjectWithModel(w, path, seq, modelDir);
+        if (QTest::currentTestFailed()) return;
 
         // Design region 120..168 with the pinned motif at 130..136: the template follows.
         w.editor()->setSelection(120, 168);

@@ -14,8 +14,8 @@
 #include "document/commands/remove_bases_command.h"
 #include "document/commands/remove_region_command.h"
 #include "document/commands/replace_bases_command.h"
-#include "views/run_log.h"
 #include "document/sequence_document.h"
+#include "views/run_log.h"
 #include "views/sequence_editor.h"
 #include "views/theme.h"
 

@@ -12,17 +12,17 @@
 
 #include "carbon/storage/project.h"
 #include "carbon/test_support/test_model.h"
-#include "views/design_table_model.h"
-#include "views/generation_panel.h"
 #include "controllers/designs_controller.h"
 #include "controllers/generation_controller.h"
 #include "controllers/model_controller.h"
 #include "controllers/project_controller.h"
-#include "main_window.h"
-#include "workers/project_store.h"
 #include "document/sequence_document.h"
-#include "views/sequence_editor.h"
+#include "main_window.h"
 #include "ui_test_support.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
+#include "views/sequence_editor.h"
+#include "workers/project_store.h"
 
 using namespace carbon::ui;
 

@@ -11,9 +11,9 @@
 
 #include "carbon/support/common.h"
 #include "controllers/project_controller.h"
-#include "main_window.h"
 #include "document/sequence_document.h"
 #include "document/sequence_file.h"
+#include "main_window.h"
 #include "ui_test_support.h"
 
 using namespace carbon::ui;

@@ -14,17 +14,17 @@
 #include <cmath>
 
 #include "carbon/test_support/test_model.h"
-#include "controllers/likelihood_controller.h"
-#include "views/logo_panel.h"
 #include "controllers/analysis_controller.h"
+#include "controllers/likelihood_controller.h"
 #include "controllers/logo_controller.h"
 #include "controllers/model_controller.h"
-#include "main_window.h"
 #include "document/sequence_document.h"
+#include "main_window.h"
+#include "ui_test_support.h"
+#include "views/logo_panel.h"
 #include "views/sequence_editor.h"
 #include "views/sequence_logo.h"
 #include "views/theme.h"
-#include "ui_test_support.h"
 
 using namespace carbon::ui;
 

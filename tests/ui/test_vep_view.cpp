@@ -15,22 +15,22 @@
 #include <QTest>
 #include <cmath>
 
-#include "views/base_inspector.h"
-#include "carbon/support/common.h"
 #include "carbon/model.h"
+#include "carbon/runs/vep_run.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/vcf.h"
-#include "carbon/runs/vep_run.h"
+#include "carbon/support/common.h"
 #include "carbon/test_support/test_model.h"
 #include "controllers/analysis_controller.h"
 #include "controllers/model_controller.h"
 #include "controllers/project_controller.h"
 #include "controllers/vep_controller.h"
-#include "main_window.h"
-#include "views/run_log.h"
 #include "document/sequence_document.h"
-#include "views/sequence_editor.h"
+#include "main_window.h"
 #include "ui_test_support.h"
+#include "views/base_inspector.h"
+#include "views/run_log.h"
+#include "views/sequence_editor.h"
 #include "views/vep_view.h"
 
 using namespace carbon::ui;

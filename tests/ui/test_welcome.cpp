@@ -16,23 +16,23 @@
 #include <QTest>
 #include <QTreeWidget>
 
-#include "views/base_inspector.h"
 #include "carbon/storage/project.h"
 #include "carbon/test_support/test_model.h"
-#include "views/design_table_model.h"
-#include "views/generation_panel.h"
 #include "controllers/analysis_controller.h"
 #include "controllers/designs_controller.h"
 #include "controllers/generation_controller.h"
 #include "controllers/model_controller.h"
 #include "controllers/project_controller.h"
-#include "main_window.h"
-#include "views/project_browser.h"
-#include "workers/project_store.h"
 #include "document/sequence_document.h"
+#include "main_window.h"
+#include "views/base_inspector.h"
+#include "views/design_table_model.h"
+#include "views/generation_panel.h"
+#include "views/project_browser.h"
 #include "views/sequence_editor.h"
 #include "views/track_chart_view.h"
 #include "views/welcome_page.h"
+#include "workers/project_store.h"
 
 using namespace carbon::ui;
 

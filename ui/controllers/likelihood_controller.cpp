@@ -1,8 +1,8 @@
 // LikelihoodController: debounce, request ids and the stale-result filter for background rescoring.
 #include "likelihood_controller.h"
 
-#include "workers/engine_worker.h"
 #include "document/sequence_document.h"
+#include "workers/engine_worker.h"
 
 namespace carbon::ui {
 

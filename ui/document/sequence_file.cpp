@@ -5,8 +5,8 @@
 #include <QFileInfo>
 #include <cstdio>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/fasta.h"
+#include "carbon/support/common.h"
 #include "sequence_document.h"
 
 namespace carbon::ui {

@@ -1,6 +1,6 @@
 // GenerationPanel: the settings of a design request (tags, template, length, count, mode,
 // sampling, constraints), Run / Cancel and the progress of the current run. It builds the
-// DesignRequest without the sequence context; the main window adds the left context and flank.
+// DesignRequest without the sequence context; the generation controller adds the context and flank.
 #pragma once
 
 #include <QString>
@@ -37,7 +37,7 @@ public:
     // The metadata tags offered (from the embedded resources/metadata_tags.txt).
     static QStringList offeredTags();
 
-    // Direct access for tests and the main window.
+    // Direct access for tests and the generation controller.
     QLineEdit* templateEdit() const { return template_; }
     QSpinBox* lengthSpin() const { return length_; }
     QSpinBox* countSpin() const { return count_; }

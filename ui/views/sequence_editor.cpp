@@ -341,7 +341,7 @@ void SequenceEditor::onDocumentChanged(qsizetype pos, qsizetype removed, qsizety
     auto shift = [&](qsizetype x) { return x <= pos ? x : (x >= pos + removed ? x - removed + added : pos + added); };
     anchor_ = std::clamp<qsizetype>(shift(anchor_), 0, n);
     cursor_ = std::clamp<qsizetype>(shift(cursor_), 0, n);
-    motifFrames_.clear();  // stale after an edit; the main window rescans
+    motifFrames_.clear();  // stale after an edit; the motif controller rescans
     if (!logp_.isEmpty() && pos <= logp_.size()) {
         // Changed bases have no value until the rescore; the rest keep theirs.
         logp_.remove(pos, std::min(removed, logp_.size() - pos));

@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "workers/analysis_types.h"
 #include "position_ticks.h"
 #include "theme.h"
+#include "workers/analysis_types.h"
 
 namespace carbon::ui {
 

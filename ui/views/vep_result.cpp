@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/vep_result.h"
+#include "carbon/support/common.h"
 
 namespace carbon::ui {
 

@@ -2,7 +2,7 @@
 // sample project, new / open / recent projects), getting a Carbon model (the folder layout, the
 // Hugging Face download command, snapshots already in the Hugging Face cache, the backend this
 // build runs on), and a five-minute walkthrough of one design and one variant comparison on the
-// sample project. It only emits requests; MainWindow acts on them.
+// sample project. It only emits requests; the window passes them to the controllers.
 #pragma once
 
 #include <QStringList>

@@ -6,11 +6,11 @@
 #include <QLocale>
 #include <QThread>
 
-#include "carbon/support/common.h"
 #include "carbon/model.h"
 #include "carbon/model_catalog.h"
-#include "carbon/scoring/scoring.h"
 #include "carbon/runs/generation_run.h"
+#include "carbon/scoring/scoring.h"
+#include "carbon/support/common.h"
 
 namespace carbon::ui {
 

@@ -16,9 +16,9 @@
 #include <memory>
 
 #include "analysis_types.h"
-#include "project_types.h"
 #include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
+#include "project_types.h"
 
 namespace carbon {
 class Model;

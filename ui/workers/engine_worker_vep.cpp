@@ -5,8 +5,8 @@
 #include <QFile>
 
 #include "carbon/model.h"
-#include "carbon/storage/vcf.h"
 #include "carbon/runs/vep_run.h"
+#include "carbon/storage/vcf.h"
 #include "engine_worker.h"
 
 namespace carbon::ui {

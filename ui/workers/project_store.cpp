@@ -7,8 +7,6 @@
 #include <unordered_set>
 #include <utility>
 
-#include "carbon/support/common.h"
-#include "carbon/support/output_file.h"
 #include "carbon/runs/run_records.h"
 #include "carbon/runs/run_writers.h"
 #include "carbon/runs/vep_run.h"
@@ -17,6 +15,8 @@
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
 #include "carbon/storage/vep_result.h"
+#include "carbon/support/common.h"
+#include "carbon/support/output_file.h"
 #include "document/feature_regions.h"
 
 namespace carbon::ui {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "carbon/loader/checkpoint.h"
 #include "carbon/fns/fns.h"
 #include "carbon/fns/sampling.h"
+#include "carbon/loader/checkpoint.h"
 
 namespace carbon {
 

@@ -10,8 +10,8 @@
 #include <unordered_map>
 
 #include "carbon/backend.h"
-#include "carbon/model_catalog.h"
 #include "carbon/loader/rope.h"
+#include "carbon/model_catalog.h"
 #include "carbon/support/thread_pool.h"
 #include "cpu_matmul_paths.h"
 #include "cpu_ops.h"

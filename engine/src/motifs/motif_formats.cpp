@@ -5,9 +5,9 @@
 #include <cmath>
 #include <string>
 
+#include "carbon/motifs/motif.h"
 #include "carbon/support/common.h"
 #include "carbon/support/input_file.h"
-#include "carbon/motifs/motif.h"
 
 namespace carbon {
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "carbon/support/common.h"
 #include "carbon/motifs/motif.h"
+#include "carbon/support/common.h"
 
 namespace carbon {
 

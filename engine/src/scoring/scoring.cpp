@@ -7,8 +7,8 @@
 #include <limits>
 #include <memory>
 
-#include "carbon/support/common.h"
 #include "carbon/fns/fns.h"
+#include "carbon/support/common.h"
 #include "scoring_machine.h"
 
 namespace carbon {

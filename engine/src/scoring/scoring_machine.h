@@ -1,5 +1,5 @@
 // The machinery shared by the scoring functions (scoring.cpp, scoring_mutants.cpp,
-// allele_scoring.cpp); internal to the engine. A Job feeds the windows of one backend sequence
+// scoring_alleles.cpp); internal to the engine. A Job feeds the windows of one backend sequence
 // chunk by chunk and hands each logits row to a Sink (per-base track, or a mutant's running sum);
 // a Runner packs the chunks of several jobs into ragged forward passes, reports progress and
 // honours cancellation between passes.

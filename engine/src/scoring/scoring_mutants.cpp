@@ -5,9 +5,9 @@
 #include <limits>
 #include <memory>
 
-#include "carbon/support/common.h"
 #include "carbon/fns/fns.h"
 #include "carbon/scoring/scoring.h"
+#include "carbon/support/common.h"
 #include "scoring_machine.h"
 
 namespace carbon {

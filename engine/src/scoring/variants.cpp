@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "carbon/support/common.h"
 #include "carbon/fns/fns.h"
+#include "carbon/support/common.h"
 
 namespace carbon {
 

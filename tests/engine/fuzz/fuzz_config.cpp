@@ -3,9 +3,9 @@
 // unnoticed) and its derived sizes must be consistent.
 #include <nlohmann/json.hpp>
 
-#include "carbon/support/common.h"
 #include "carbon/loader/config.h"
 #include "carbon/loader/rope.h"
+#include "carbon/support/common.h"
 #include "fuzz_target.h"
 
 std::vector<std::string> carbon_fuzz_seeds() {

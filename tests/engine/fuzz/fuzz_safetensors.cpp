@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "carbon/support/common.h"
 #include "carbon/loader/safetensors.h"
+#include "carbon/support/common.h"
 #include "fuzz_files.h"
 #include "fuzz_target.h"
 

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "carbon/support/common.h"
-#include "carbon/tokenizer/tokenizer.h"
 #include "carbon/test_support/test_tokenizer.h"
+#include "carbon/tokenizer/tokenizer.h"
 #include "fuzz_files.h"
 #include "fuzz_target.h"
 

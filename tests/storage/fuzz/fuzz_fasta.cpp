@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/fasta.h"
+#include "carbon/support/common.h"
 #include "fuzz_target.h"
 
 std::vector<std::string> carbon_fuzz_seeds() { return {">a\nACGT\n", ">\nacgtn\r\n\r\n>b desc\nRYKM\n", ">x"}; }

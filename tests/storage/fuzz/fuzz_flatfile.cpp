@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/flatfile.h"
+#include "carbon/support/common.h"
 #include "fuzz_target.h"
 
 std::vector<std::string> carbon_fuzz_seeds() {

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/vcf.h"
+#include "carbon/support/common.h"
 #include "fuzz_target.h"
 
 std::vector<std::string> carbon_fuzz_seeds() {

@@ -6,8 +6,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "carbon/support/common.h"
 #include "carbon/storage/flatfile.h"
+#include "carbon/support/common.h"
 
 int main(int argc, char** argv) {
     if (argc != 2) {

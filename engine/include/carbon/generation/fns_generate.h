@@ -12,8 +12,8 @@
 
 #include "carbon/backend.h"
 #include "carbon/fns/fns.h"
-#include "carbon/motifs/motif.h"
 #include "carbon/fns/sampling.h"
+#include "carbon/motifs/motif.h"
 #include "carbon/tokenizer/tokenizer.h"
 
 namespace carbon {

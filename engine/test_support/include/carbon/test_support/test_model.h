@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "carbon/support/common.h"
 #include "carbon/loader/config.h"
+#include "carbon/support/common.h"
 
 namespace carbon {
 
