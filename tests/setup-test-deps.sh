@@ -15,8 +15,11 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # file: CPack's DEB generator needs it for dpkg-shlibdeps (packaging.check_package); samtools and
 # tabix (bgzip) and bcftools: the reference and VCF tests make their inputs with htslib's own tools;
 # iproute2 (ss): the cluster test checks that Ray listens on the loopback only; emboss-test: real
-# GenBank and EMBL release entries, which the flat-file reader is compared on with Biopython.
-TEST_PACKAGES=(debootstrap libboost-context-dev file samtools tabix bcftools iproute2 emboss-test)
+# GenBank and EMBL release entries, which the flat-file reader is compared on with Biopython;
+# openbox, xdotool, x11-utils (xwininfo, xprop), x11-apps (xwd) and netpbm (xwdtopnm, pnmtopng):
+# the application driven under Xvfb with a real window manager (python.test_gui_tour).
+TEST_PACKAGES=(debootstrap libboost-context-dev file samtools tabix bcftools iproute2 emboss-test
+               openbox xdotool x11-utils x11-apps netpbm)
 if ! dpkg -s "${TEST_PACKAGES[@]}" >/dev/null 2>&1; then
   echo "setup-test-deps: installing ${TEST_PACKAGES[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive

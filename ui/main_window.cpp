@@ -19,6 +19,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
 
@@ -143,6 +144,7 @@ MainWindow::MainWindow(QWidget* parent)
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) fitToScreen();
     for (QDockWidget* d : findChildren<QDockWidget*>()) d->hide();
     updateStatus();
+    QTimer::singleShot(0, this, &MainWindow::keepInsideScreen);  // a geometry saved on a larger screen
 }
 
 MainWindow::~MainWindow() {
@@ -174,13 +176,14 @@ void MainWindow::arrangeDefaultDocks() {
     tabifyDockWidget(dock("designsDock"), dock("designTracksDock"));
     tabifyDockWidget(dock("designsDock"), dock("mutagenesisDock"));
     tabifyDockWidget(dock("designsDock"), dock("vepDock"));
+    tabifyDockWidget(dock("runLogDock"), dock("logoDock"));
     resizeDocks({dock("modelDock"), dock("generationDock")}, {300, 360}, Qt::Horizontal);
     resizeDocks({dock("designsDock"), dock("runLogDock")}, {900, 380}, Qt::Horizontal);
 }
 
 void MainWindow::showDefaultDocks() {
     for (QDockWidget* d : findChildren<QDockWidget*>()) d->show();
-    for (const char* front : {"modelDock", "generationDock", "designsDock"}) findChild<QDockWidget*>(QLatin1String(front))->raise();
+    for (const char* front : {"modelDock", "generationDock", "designsDock", "runLogDock"}) findChild<QDockWidget*>(QLatin1String(front))->raise();
 }
 
 void MainWindow::bringForward(const QString& dockName) {
@@ -320,6 +323,27 @@ void MainWindow::showEditor() {
     else restoreState(editorLayout_);
     for (const QString& name : std::exchange(forwardWithEditor_, {})) bringForward(name);
     editor_->setFocus();
+    // Docks that come back with their sizes can widen the window past the screen: once the
+    // layout has settled, the window is brought back inside it.
+    QTimer::singleShot(0, this, &MainWindow::keepInsideScreen);
+}
+
+void MainWindow::keepInsideScreen() {
+    // The offscreen platform (tests, screenshots) has no screen a person looks at: the sizes
+    // asked for there are kept.
+    if (QGuiApplication::platformName() == QLatin1String("offscreen")) return;
+    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!s || isMaximized() || isFullScreen()) return;
+    const QRect avail = s->availableGeometry();
+    const QRect frame = frameGeometry();
+    if (avail.contains(frame)) return;
+    // The frame (title bar, borders) is the window manager's: what is left of the screen for the
+    // window itself is the available area less the frame's own size.
+    const QSize extra = frame.size() - size();
+    resize(size().boundedTo(avail.size() - extra).expandedTo(minimumSizeHint()));
+    const QRect f = frameGeometry();
+    move(QPoint(std::clamp(f.left(), avail.left(), std::max(avail.left(), avail.right() - f.width() + 1)),
+                std::clamp(f.top(), avail.top(), std::max(avail.top(), avail.bottom() - f.height() + 1))));
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {

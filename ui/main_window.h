@@ -74,6 +74,7 @@ private:
     void showDefaultDocks();  // every dock open, the default tabs in front
     void bringForward(const QString& dockName);  // shows the dock and raises its tab
     void fitToScreen();  // first run: most of the screen's available area, centred
+    void keepInsideScreen();  // the window and its frame within the screen's available area
     void createMenus();
     QList<QAction*> createEditMenu();  // undo, redo and find, for the toolbar
     void updateStatus();

@@ -110,11 +110,13 @@ class Checks:
         self.passed = 0
 
     def check(self, cond, what):
+        """Records cond's verdict; returns it, for a case whose next steps need it."""
         if cond:
             self.passed += 1
         else:
             self.failures.append(what)
             print("FAIL:", what)
+        return bool(cond)
 
     def done(self):
         print(f"{self.passed} passed, {len(self.failures)} failed")
