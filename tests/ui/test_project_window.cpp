@@ -516,7 +516,7 @@ private slots:
         store.open(path, false);
         QCOMPARE(opened.count(), 1);
         RunToStore run;
-        run.requestId = 7;
+        run.number = 7;
         auto generated = std::make_shared<carbon::runs::GenerationRun>();
         generated->model_dir = tmp.filePath(QStringLiteral("model")).toStdString();
         generated->backend = "cpu";

@@ -7,12 +7,14 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStatusBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <utility>
 
 #include "controllers/likelihood_controller.h"
 #include "controllers/model_controller.h"
@@ -33,12 +35,14 @@ AnalysisController::AnalysisController(SequenceDocument* doc, SequenceEditor* ed
     connect(likelihood_, &LikelihoodController::logpChanged, editor_, &SequenceEditor::setLikelihood);
     connect(likelihood_, &LikelihoodController::message, this, [this](const QString& t) { services_->message(t, 5000); });
     connect(likelihood_, &LikelihoodController::trackReady, this, &AnalysisController::showPendingVariant);
-    connect(doc_, &SequenceDocument::opened, this, [this] {
-        pendingAfterOpen_ = false;
-        showPendingVariant();
+    connect(doc_, &SequenceDocument::opened, this, &AnalysisController::onDocumentOpened);
+    connect(doc_, &SequenceDocument::identityChanged, this, [this] {
+        inspector_->setSubject(doc_->displayName());
+        showMutagenesisSubject();
     });
     setupInspector();
     setupMutagenesis();
+    showMutagenesisSubject();
 }
 
 void AnalysisController::addStatusWidgets(QStatusBar* bar) {
@@ -129,6 +133,9 @@ void AnalysisController::setupMutagenesis() {
     row->addWidget(cancelScan);
     row->addWidget(scanProgress, 1);
     layout->addLayout(row);
+    mutagenesisSubject_ = new QLabel;
+    mutagenesisSubject_->setTextFormat(Qt::PlainText);
+    layout->addWidget(mutagenesisSubject_);
     heatMap_ = new MutagenesisHeatMap;
     layout->addWidget(heatMap_, 1);
     mutagenesisDock_ = makeDock(panel, tr("Mutagenesis"), "mutagenesisDock", Qt::BottomDockWidgetArea, false);
@@ -138,6 +145,7 @@ void AnalysisController::setupMutagenesis() {
         cancelScan->setEnabled(false);
         scanProgress->setVisible(false);
     };
+    connect(this, &AnalysisController::mutagenesisIdle, this, endScan);
     EngineWorker* worker = engine_->worker();
     connect(cancelScan, &QPushButton::clicked, this, [this, endScan] {
         engine_->worker()->cancelAnalysis(ismRequest_);
@@ -148,6 +156,7 @@ void AnalysisController::setupMutagenesis() {
         if (id != ismRequest_) return;
         endScan();
         heatMap_->setMatrix(MutagenesisMatrix::fromIsm(r, doc_->bases(), ismStart_, ismEnd_));
+        showMutagenesisSubject();
     });
     connect(worker, &EngineWorker::analysisProgress, this, [this, scan, cancelScan, scanProgress](quint64 id, qint64 done, qint64 total) {
         if (id != ismRequest_) return;
@@ -166,6 +175,28 @@ void AnalysisController::setupMutagenesis() {
         inspectBase(pos);
         inspector_->selectAlternative(alt);
     });
+}
+
+void AnalysisController::onDocumentOpened() {
+    for (quint64* request : {&variantRequest_, &ismRequest_})
+        if (*request) engine_->worker()->cancelAnalysis(std::exchange(*request, 0));
+    inspector_->setSubject(doc_->displayName());
+    inspector_->clear();
+    heatMap_->setMatrix({});
+    showMutagenesisSubject();
+    emit mutagenesisIdle();
+    pendingAfterOpen_ = false;
+    showPendingVariant();
+}
+
+void AnalysisController::showMutagenesisSubject() {
+    const MutagenesisMatrix& m = heatMap_->matrix();
+    mutagenesisSubject_->setText(m.length == 0 ? tr("%1: nothing scanned yet").arg(doc_->displayName())
+                                               : tr("%1, bases %2–%3 (%4)")
+                                                     .arg(doc_->displayName())
+                                                     .arg(m.start + 1)
+                                                     .arg(m.start + m.length)
+                                                     .arg(m.exact ? tr("exact") : tr("from the marginals")));
 }
 
 void AnalysisController::inspectBase(qint64 position) {
@@ -190,6 +221,7 @@ void AnalysisController::scanMutagenesis(bool exact) {
     if (!exact) {
         if (!likelihood_->isCurrent()) return services_->message(tr("The likelihood is not computed yet."), 4000);
         heatMap_->setMatrix(MutagenesisMatrix::fromMarginals(*likelihood_->score(), doc_->bases(), a, b));
+        showMutagenesisSubject();
         return;
     }
     if (ismRequest_) engine_->worker()->cancelAnalysis(ismRequest_);

@@ -11,6 +11,7 @@
 #include "workers/engine_worker.h"
 #include "workers/worker_thread.h"
 
+class QLabel;
 class QMenu;
 class QProgressBar;
 class QStatusBar;
@@ -48,10 +49,17 @@ public slots:
     void showVariant(qint64 position, char alt, bool afterOpen = false);
     void clearPendingVariant() { pendingVariantPos_ = -1; }
 
+signals:
+    void mutagenesisIdle();  // no scan in flight (its buttons back to Scan)
+
 private:
     void setupInspector();
     void setupMutagenesis();
     void showPendingVariant();
+    // Another sequence in the document: what the panels showed of the one before goes (its
+    // requests in flight cancelled), and they name the new one.
+    void onDocumentOpened();
+    void showMutagenesisSubject();
 
     SequenceDocument* doc_;
     SequenceEditor* editor_;
@@ -62,6 +70,7 @@ private:
     BaseInspector* inspector_ = nullptr;
     MutagenesisHeatMap* heatMap_ = nullptr;
     Dock inspectorDock_, mutagenesisDock_;
+    QLabel* mutagenesisSubject_ = nullptr;  // which sequence and bases the heat map shows
     quint64 variantRequest_ = 0, ismRequest_ = 0;  // the ones whose results are shown
     qint64 ismStart_ = 0, ismEnd_ = 0;
     qint64 pendingVariantPos_ = -1;

@@ -36,6 +36,13 @@ GenerationController::GenerationController(SequenceDocument* doc, SequenceEditor
     connect(worker, &EngineWorker::finished, this, &GenerationController::onFinished);
     connect(worker, &EngineWorker::failed, this, &GenerationController::onFailed);
     connect(project_->store(), &ProjectStore::runStored, this, &GenerationController::onRunStored);
+    // Runs are numbered as the project numbers them: the next after its last, whoever stored it.
+    connect(project_, &ProjectController::snapshotOpened, this, [this](const ProjectSnapshot& snap) {
+        nextRunNumber_ = 1;
+        for (const carbon::storage::Run& r : snap.runs) nextRunNumber_ = std::max<qint64>(nextRunNumber_, r.id + 1);
+    });
+    connect(project_->store(), &ProjectStore::vepRunStored, this,
+            [this](quint64, const carbon::storage::Run& run, qint64) { nextRunNumber_ = std::max<qint64>(nextRunNumber_, run.id + 1); });
     connect(panel_, &GenerationPanel::runRequested, this, &GenerationController::runGeneration);
     connect(panel_, &GenerationPanel::cancelRequested, this, &GenerationController::cancelGeneration);
     connect(designs_->view(), &DesignsView::openDesign, this, &GenerationController::openDesign);
@@ -55,6 +62,7 @@ void GenerationController::addGenerateActions(QMenu* menu) {
 void GenerationController::runGeneration() {
     DesignRequest request;
     QString error;
+    panel_->drawSeed();  // a new seed unless the user keeps one
     if (!panel_->buildRequest(request, error)) return panel_->setMessage(error, true);
     if (!models_->isReady()) return panel_->setMessage(tr("No model is loaded: open a model folder first."), true);
     // The design region: a marked design region (Edit > Mark Design Region) if any, else the
@@ -83,15 +91,17 @@ void GenerationController::runGeneration() {
     // Latest request wins: cancel whatever is still running or queued, then send the new one.
     engine_->worker()->cancel(currentRequest_);
     ++currentRequest_;
-    pending.requestId = currentRequest_;
+    pending.number = quint64(nextRunNumber_);
     pendingRuns_.insert(currentRequest_, pending);
     running_ = true;
     designsThisRun_ = 0;
     runConstraintsActive_ = request.constraints.active();
     panel_->setRunning(true);
-    services_->message(tr("Run %1: %2 design(s) of %3 bp").arg(currentRequest_).arg(request.count).arg(request.length), 5000);
-    services_->runLog()->runStarted(currentRequest_, tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp")
-                                                         .arg(request.count).arg(request.length).arg(left.size()).arg(right.size()));
+    services_->message(tr("Run %1: %2 design(s) of %3 bp, seed %4").arg(pending.number).arg(request.count).arg(request.length)
+                           .arg(request.sampling.seed), 5000);
+    services_->runLog()->runStarted(pending.number, tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp, seed %5")
+                                                        .arg(request.count).arg(request.length).arg(left.size()).arg(right.size())
+                                                        .arg(request.sampling.seed));
     engine_->post([id = currentRequest_, request](EngineWorker* w) { w->generate(id, request); });
 }
 
@@ -105,7 +115,7 @@ void GenerationController::onProgress(quint64 id, qint64 done, qint64 total, dou
     if (id != currentRequest_) return;
     lastRunBps_ = bps;
     panel_->setProgress(done, total, bps);
-    services_->runLog()->runProgress(id, done, total, bps);
+    services_->runLog()->runProgress(pendingRuns_.value(id).number, done, total, bps);
 }
 
 void GenerationController::onDesign(quint64 id, const Design& design) {
@@ -114,7 +124,7 @@ void GenerationController::onDesign(quint64 id, const Design& design) {
     const RunToStore placement = pendingRuns_.value(id);
     DesignRow row;
     row.design = design;
-    row.run = id;
+    row.run = placement.number;
     row.regionStart = placement.regionStart;
     row.regionLength = placement.regionLength;
     row.sequenceId = placement.sequenceId;
@@ -126,9 +136,10 @@ void GenerationController::onGenerated(quint64 id, const GenerationRunPtr& run) 
     // The run's designs with their per-base tracks: the table's minimum column, then the project.
     auto it = pendingRuns_.find(id);
     if (it == pendingRuns_.end()) return;
-    RunToStore r = std::move(*it);
-    pendingRuns_.erase(it);
+    RunToStore r = *it;  // kept until finished() for the run's number
     r.run = run;
+    // Its number is taken: the next run is the one after it (stored or, without a project, counted).
+    nextRunNumber_ = std::max<qint64>(nextRunNumber_, qint64(r.number) + 1);
     QList<double> minima;
     for (const std::vector<BaseScore>& track : run->tracks) {
         double m = std::nan("");
@@ -136,40 +147,45 @@ void GenerationController::onGenerated(quint64 id, const GenerationRunPtr& run) 
             if (!std::isnan(b.logp) && (std::isnan(m) || b.logp < m)) m = b.logp;
         minima << m;
     }
-    designs_->model()->setMinBaseScores(id, minima);
+    designs_->model()->setMinBaseScores(r.number, minima);
     if (project_->isOpen()) project_->storeThread()->post([r](ProjectStore* s) { s->storeRun(r); });
 }
 
 void GenerationController::onFinished(quint64 id, bool cancelled, const QStringList& notices) {
     // A run with designs came with them scored (onGenerated, before this); a cancelled run
     // stores nothing.
-    pendingRuns_.remove(id);
+    const quint64 number = pendingRuns_.take(id).number;
     if (id != currentRequest_) return;
     running_ = false;
     panel_->setRunning(false);
     emit lastRunRateChanged();
-    QString text = cancelled ? tr("Run %1 cancelled.").arg(id) : tr("Run %1: %2 design(s).").arg(id).arg(designsThisRun_);
+    QString text = cancelled ? tr("Run %1 cancelled: nothing of it is stored, and the next run takes its number.").arg(number)
+                             : tr("Run %1: %2 design(s).").arg(number).arg(designsThisRun_);
     if (!notices.isEmpty()) text += QLatin1Char('\n') + notices.join(QLatin1Char('\n'));
     panel_->setMessage(text);
-    services_->runLog()->runFinished(id, cancelled, designsThisRun_, notices);
+    services_->runLog()->runFinished(number, cancelled, designsThisRun_, notices);
 }
 
 void GenerationController::onFailed(quint64 id, const QString& error) {
-    pendingRuns_.remove(id);
+    const quint64 number = pendingRuns_.take(id).number;
     if (id != currentRequest_) return;
     running_ = false;
     panel_->setRunning(false);
     panel_->setMessage(error, true);
-    services_->runLog()->runFailed(id, error);
+    services_->runLog()->runFailed(number, error);
 }
 
-void GenerationController::onRunStored(quint64 request, const carbon::storage::Run& run,
+void GenerationController::onRunStored(quint64 number, const carbon::storage::Run& run,
                                        const QList<carbon::storage::DesignRecord>& designs) {
     QList<qint64> ids;
     for (const carbon::storage::DesignRecord& d : designs) ids << d.id;
-    designs_->model()->attachStored(request, run.id, ids);
+    designs_->model()->attachStored(number, run.id, ids);
     project_->browser()->addRun(run, int(designs.size()));
-    services_->note(tr("Run %1 stored as project run %2 with %n design(s).", nullptr, int(ids.size())).arg(request).arg(run.id));
+    nextRunNumber_ = std::max<qint64>(nextRunNumber_, run.id + 1);
+    services_->note(qint64(number) == run.id
+                        ? tr("Run %1 stored in the project with %n design(s).", nullptr, int(ids.size())).arg(run.id)
+                        : tr("Run %1 stored as project run %2 (another program stored a run meanwhile) with %n design(s).", nullptr,
+                             int(ids.size())).arg(number).arg(run.id));
 }
 
 void GenerationController::openDesign(int row) {

@@ -43,6 +43,9 @@ public:
     QAction* runAction() const { return run_; }
     QAction* cancelAction() const { return cancel_; }
     bool isGenerating() const { return running_; }
+    // The number the next run will be known by: the project's next run id (one more than its
+    // last run's), or, without a project, the next of this session's runs.
+    qint64 nextRunNumber() const { return nextRunNumber_; }
     double lastRunBasesPerSecond() const { return lastRunBps_; }
 
 public slots:
@@ -59,7 +62,7 @@ private:
     void onGenerated(quint64 id, const GenerationRunPtr& run);
     void onFinished(quint64 id, bool cancelled, const QStringList& notices);
     void onFailed(quint64 id, const QString& error);
-    void onRunStored(quint64 request, const carbon::storage::Run& run, const QList<carbon::storage::DesignRecord>& designs);
+    void onRunStored(quint64 number, const carbon::storage::Run& run, const QList<carbon::storage::DesignRecord>& designs);
     void syncTemplateFromRegions();
 
     SequenceDocument* doc_;
@@ -73,13 +76,15 @@ private:
     Dock dock_;
     QAction* run_ = nullptr;
     QAction* cancel_ = nullptr;
-    // The run whose results are shown; anything else arriving from the worker is stale.
+    // The run whose results are shown (the engine's request id); anything else arriving from the
+    // worker is stale. The user sees runs by their number (RunToStore::number), the project's.
     quint64 currentRequest_ = 0;
+    qint64 nextRunNumber_ = 1;
     bool running_ = false;
     int designsThisRun_ = 0;
     bool runConstraintsActive_ = false;
     double lastRunBps_ = 0;
-    QHash<quint64, RunToStore> pendingRuns_;  // runs in flight: where in the document their designs go
+    QHash<quint64, RunToStore> pendingRuns_;  // by request: runs in flight, their number and where their designs go
     QByteArray pinnedMask_;  // design-region positions fixed by pinned motifs at the last sync
 };
 

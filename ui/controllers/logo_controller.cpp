@@ -30,6 +30,11 @@ LogoController::LogoController(SequenceDocument* doc, SequenceEditor* editor, Li
     };
     connect(editor_, &SequenceEditor::selectionChanged, this, follow);
     connect(likelihood_, &LikelihoodController::trackReady, this, follow);
+    // A logo of the sequence shown before is not this one's; one of selected designs stays.
+    connect(doc_, &SequenceDocument::opened, this, [this] {
+        if (panel_->followsSelection())
+            panel_->clear(tr("%1: select bases in the editor to see the model's distributions there as a logo.").arg(doc_->displayName()));
+    });
 }
 
 void LogoController::logoFromSelection() {

@@ -39,6 +39,7 @@ ProjectController::ProjectController(SequenceDocument* doc, SequenceEditor* edit
     dock_ = makeDock(browser_, tr("Project"), "projectDock", Qt::LeftDockWidgetArea, false);
     ProjectStore* s = store_->worker();
     connect(s, &ProjectStore::variantsListed, browser_, &ProjectBrowser::setVariants);
+    connect(s, &ProjectStore::variantsCounted, browser_, &ProjectBrowser::setVariantCount);
     connect(s, &ProjectStore::opened, this, &ProjectController::onProjectOpened);
     connect(s, &ProjectStore::closed, this, [this] {
         path_.clear();

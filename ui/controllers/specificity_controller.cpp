@@ -16,11 +16,19 @@ SpecificityController::SpecificityController(SequenceDocument* doc, WorkerThread
                                              TrackChartView* chart, WindowServices* services, QObject* parent)
     : QObject(parent), doc_(doc), engine_(engine), panel_(panel), chart_(chart), services_(services) {
     EngineWorker* worker = engine_->worker();
+    // The track of the sequence shown before goes with it (the designs' overlay, not the
+    // document's, stays); a track still being computed for it is cancelled.
+    connect(doc_, &SequenceDocument::opened, this, [this] {
+        if (request_) cancelSpecificityTrack();
+        if (drawn_ && chart_->revision() == drawn_) chart_->clear();
+        drawn_ = 0;
+    });
     connect(worker, &EngineWorker::specificityReady, this, [this](quint64 id, const QVector<float>& values) {
         if (id != request_) return;
         done();
-        const QString name = tr("%1 vs %2").arg(panel_->tagsText(), panel_->negativeTagsText());
+        const QString name = tr("%1: %2 vs %3").arg(doc_->displayName(), panel_->tagsText(), panel_->negativeTagsText());
         chart_->setTracks({{name, values, false}}, 1, tr("log p(tags) − log p(negative tags) per base"));
+        drawn_ = chart_->revision();
         services_->raiseDock(QStringLiteral("designTracksDock"));
         services_->message(tr("Specificity track of %n base(s) ready", nullptr, int(values.size())), 5000);
     });

@@ -42,6 +42,7 @@ private:
     WindowServices* services_;
     QAction* cancel_ = nullptr;
     quint64 request_ = 0;
+    quint64 drawn_ = 0;  // the chart's revision when it showed this controller's track
 };
 
 }  // namespace carbon::ui

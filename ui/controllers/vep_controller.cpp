@@ -198,6 +198,7 @@ void VepController::openVepResult(const QString& path) {
             if (!self || token != self->token_) return;
             if (!error.isEmpty()) {
                 const QString text = tr("Cannot open %1: %2").arg(path, error);
+                self->view_->setResult({});  // the result shown before is not this file's
                 self->view_->setMessage(text);
                 self->services_->report(text);
                 return;

@@ -19,6 +19,7 @@ namespace carbon::ui {
 BaseInspector::BaseInspector(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     header_ = new QLabel(tr("Click a base in the editor (the likelihood must be computed)."));
+    header_->setTextFormat(Qt::PlainText);  // a sequence name is text
     header_->setWordWrap(true);
     layout->addWidget(header_);
     auto* grid = new QGridLayout;
@@ -81,7 +82,8 @@ void BaseInspector::showBase(qint64 position, const QByteArray& bases, const Sco
     ref_ = char(std::toupper(static_cast<unsigned char>(bases[position])));
     const carbon::BaseScore& s = score->track[size_t(position)];
     entropy_ = s.entropy_bits;
-    header_->setText(tr("Position %1, reference %2, log p %3").arg(position + 1).arg(QLatin1Char(ref_)).arg(s.logp, 0, 'f', 4));
+    header_->setText((subject_.isEmpty() ? QString() : subject_ + QStringLiteral(", ")) +
+                     tr("position %1, reference %2, log p %3").arg(position + 1).arg(QLatin1Char(ref_)).arg(s.logp, 0, 'f', 4));
     const int r = acgtIndex(ref_);
     for (int k = 0; k < 4; ++k) p_[size_t(k)] = marginalAcgt(s, k);  // all four before any log-odds
     for (int k = 0; k < 4; ++k) {
@@ -91,6 +93,25 @@ void BaseInspector::showBase(qint64 position, const QByteArray& bases, const Sco
     entropyLabel_->setText(tr("Entropy %1 bits (of 2)").arg(entropy_, 0, 'f', 3));
     score_->setEnabled(r >= 0);
     if (alt_->currentIndex() == r) alt_->setCurrentIndex((r + 1) % 4);
+}
+
+void BaseInspector::setSubject(const QString& sequence) { subject_ = sequence; }
+
+void BaseInspector::clear() {
+    position_ = -1;
+    ref_ = 0;
+    p_ = {};
+    entropy_ = 0;
+    header_->setText(subject_.isEmpty() ? tr("Click a base in the editor (the likelihood must be computed).")
+                                        : tr("%1: click a base in the editor (the likelihood must be computed).").arg(subject_));
+    for (int k = 0; k < 4; ++k) {
+        bars_[size_t(k)]->setValue(0);
+        odds_[size_t(k)]->clear();
+    }
+    entropyLabel_->clear();
+    result_->clear();
+    chart_->clear();
+    setBusy(false);
 }
 
 void BaseInspector::selectAlternative(char alt) {

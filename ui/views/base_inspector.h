@@ -26,6 +26,10 @@ public:
     // Shows base `position` of `bases` with the marginals of `score` (must match `bases`).
     void showBase(qint64 position, const QByteArray& bases, const ScoreTrack& score);
     void selectAlternative(char alt);
+    // The sequence the inspector describes, named in its header.
+    void setSubject(const QString& sequence);
+    // Nothing shown (another sequence was opened): the header says what to do.
+    void clear();
     void showVariant(const VariantAnalysis& v);
     void setBusy(bool busy);
     void setProgress(qint64 done, qint64 total);
@@ -48,6 +52,7 @@ private:
     char ref_ = 0;
     std::array<double, 4> p_{};
     double entropy_ = 0;
+    QString subject_;
     QLabel* header_;
     std::array<QProgressBar*, 4> bars_{};
     std::array<QLabel*, 4> odds_{};

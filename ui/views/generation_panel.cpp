@@ -2,6 +2,7 @@
 // messages, and the progress line (bp/s and ETA).
 #include "generation_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -12,6 +13,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QProgressBar>
+#include <QRandomGenerator>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
@@ -148,10 +150,18 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     topP_->setValue(0.95);
     topP_->setAccessibleName(tr("Top-p"));
     form->addRow(tr("Top-p:"), topP_);
+    // A new seed for every run by default (Run twice, get two sets of designs), shown here and
+    // stored with the run; unticked, the seed typed here is kept (the same designs again).
     seed_ = new QSpinBox(this);
     seed_->setRange(0, std::numeric_limits<int>::max());
     seed_->setAccessibleName(tr("Random seed"));
-    form->addRow(tr("&Seed:"), seed_);
+    newSeed_ = new QCheckBox(tr("new each run"), this);
+    newSeed_->setChecked(true);
+    newSeed_->setToolTip(tr("Draw a new seed at every Run; untick to repeat a run with the seed shown"));
+    auto* seedRow = new QHBoxLayout;
+    seedRow->addWidget(seed_, 1);
+    seedRow->addWidget(newSeed_);
+    form->addRow(tr("&Seed:"), seedRow);
 
     maxHomopolymer_ = new QSpinBox(this);
     maxHomopolymer_->setRange(0, 1000);
@@ -290,6 +300,10 @@ QString GenerationPanel::tagsText() const {
 }
 
 QString GenerationPanel::negativeTagsText() const { return negativeTags_->text().trimmed(); }
+
+void GenerationPanel::drawSeed() {
+    if (newSeed_->isChecked()) seed_->setValue(int(QRandomGenerator::global()->bounded(quint32(seed_->maximum()))));
+}
 
 bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) const {
     r.tags = tagsText().toStdString();

@@ -30,6 +30,10 @@ public:
 
     // The request from the current settings, or an error text naming the bad field.
     bool buildRequest(carbon::DesignRequest& out, QString& error) const;
+    // Before a Run: a new seed into the seed box when "new each run" is ticked (the default).
+    void drawSeed();
+    QCheckBox* newSeedCheck() const { return newSeed_; }
+    QSpinBox* seedSpin() const { return seed_; }
     // The tags the designs are conditioned on (checked tags, then the extra text), and the
     // negative tags as typed: what a specificity track compares.
     QString tagsText() const;
@@ -83,6 +87,7 @@ private:
     QDoubleSpinBox* temperature_;
     QDoubleSpinBox* topP_;
     QSpinBox* seed_;
+    QCheckBox* newSeed_;
     QSpinBox* maxHomopolymer_;
     QLineEdit* motifs_;
     QLabel* motifsError_;

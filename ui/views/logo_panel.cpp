@@ -53,4 +53,9 @@ void LogoPanel::setLogo(SequenceLogo logo, const QString& summary) {
 
 void LogoPanel::setMessage(const QString& text) { summary_->setText(text); }
 
+void LogoPanel::clear(const QString& text) {
+    view_->setLogo({});
+    setMessage(text);
+}
+
 }  // namespace carbon::ui

@@ -19,6 +19,8 @@ public:
     SequenceLogoView* view() const { return view_; }
     void setLogo(SequenceLogo logo, const QString& summary);
     void setMessage(const QString& text);
+    // No logo (another sequence was opened), and `text` saying what to do.
+    void clear(const QString& text);
     // The source the logo follows: the editor's selection (true) or a set of designs (chosen by
     // the panel's buttons).
     bool followsSelection() const { return followSelection_; }

@@ -30,6 +30,7 @@ ProjectBrowser::ProjectBrowser(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     header_ = new QLabel(this);
+    header_->setTextFormat(Qt::PlainText);  // a file name is text
     header_->setWordWrap(true);
     header_->setAccessibleName(tr("Project"));
     layout->addWidget(header_);
@@ -69,7 +70,7 @@ void ProjectBrowser::showProject(const ProjectSnapshot& snap) {
     tree_->setUpdatesEnabled(false);
     tree_->clear();
     tree_->setEnabled(true);
-    header_->setText(QFileInfo(snap.path).fileName());
+    projectName_ = QFileInfo(snap.path).fileName();
     header_->setToolTip(snap.path);
     sequences_ = new QTreeWidgetItem(tree_, {tr("Sequences")});
     runs_ = new QTreeWidgetItem(tree_, {tr("Runs")});
@@ -82,8 +83,12 @@ void ProjectBrowser::showProject(const ProjectSnapshot& snap) {
     sequences_->setExpanded(true);
     runs_->setExpanded(true);
     updateCounts();
-    if (snap.variants) header_->setText(header_->text() + tr("  (%n variant(s))", nullptr, int(snap.variants)));
+    setVariantCount(snap.variants);
     tree_->setUpdatesEnabled(true);
+}
+
+void ProjectBrowser::setVariantCount(qint64 variants) {
+    header_->setText(variants ? projectName_ + tr("  (%n variant(s))", nullptr, int(variants)) : projectName_);
 }
 
 QTreeWidgetItem* ProjectBrowser::sequenceItem(const st::SequenceRecord& s) {

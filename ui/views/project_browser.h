@@ -27,6 +27,8 @@ public slots:
     void setCurrentSequence(qint64 id);  // shown in bold
     void updateSequenceLength(qint64 id, qint64 length);
     void setVariants(qint64 sequenceId, const QList<carbon::storage::VariantRecord>& variants);
+    // Every variant row of the project (imported and scored), in the header beside its name.
+    void setVariantCount(qint64 variants);
 
 signals:
     void openSequence(qint64 id);
@@ -41,6 +43,7 @@ private:
     void updateCounts();
 
     QLabel* header_;
+    QString projectName_;
     QTreeWidget* tree_;
     QTreeWidgetItem* sequences_ = nullptr;
     QTreeWidgetItem* runs_ = nullptr;

@@ -392,11 +392,13 @@ void SequenceEditor::keyPressEvent(QKeyEvent* e) {
 
 void SequenceEditor::mousePressEvent(QMouseEvent* e) {
     if (e->button() != Qt::LeftButton) return QAbstractScrollArea::mousePressEvent(e);
-    moveCursor(positionAt(e->position().toPoint()), e->modifiers() & Qt::ShiftModifier);
-    if (!(e->modifiers() & Qt::ShiftModifier)) {
-        const qsizetype b = baseAt(e->position().toPoint());
-        if (b >= 0) emit baseClicked(b);
-    }
+    const bool extend = e->modifiers() & Qt::ShiftModifier;
+    // A plain click on a base is on that base, whichever half of it: the cursor goes before it,
+    // so the status bar's position and the inspector's are the same base. Elsewhere (and to
+    // extend a selection) the nearest gap between bases.
+    const qsizetype b = extend ? -1 : baseAt(e->position().toPoint());
+    moveCursor(b >= 0 ? b : positionAt(e->position().toPoint()), extend);
+    if (b >= 0) emit baseClicked(b);
 }
 
 qsizetype SequenceEditor::baseAt(QPoint pt) const {

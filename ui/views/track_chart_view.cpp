@@ -19,6 +19,7 @@ TrackChartView::TrackChartView(QWidget* parent) : QChartView(new QChart, parent)
     chart()->setMargins(QMargins(4, 4, 4, 4));
     readout_ = new QLabel(this);
     readout_->setAttribute(Qt::WA_TransparentForMouseEvents);
+    readout_->setTextFormat(Qt::PlainText);
     readout_->move(8, 4);
     readout_->setAccessibleName(tr("Hover read-out"));
     setMinimumHeight(160);
@@ -28,12 +29,8 @@ int TrackChartView::seriesCount() const { return int(chart()->series().size()); 
 
 void TrackChartView::setTracks(const QList<Track>& tracks, qint64 firstPosition, const QString& yTitle,
                                const QString& y2Title) {
+    clear();
     QChart* c = chart();
-    c->removeAllSeries();
-    for (QAbstractAxis* a : c->axes()) {
-        c->removeAxis(a);
-        delete a;
-    }
     auto* x = new QValueAxis;
     x->setTitleText(tr("Position (bp)"));
     x->setLabelFormat(QStringLiteral("%d"));
@@ -46,7 +43,7 @@ void TrackChartView::setTracks(const QList<Track>& tracks, qint64 firstPosition,
     qsizetype longest = 1;
     for (const Track& t : tracks) {
         auto* s = new QLineSeries;
-        s->setName(t.name);
+        s->setName(t.name.toHtmlEscaped());  // the legend reads names as rich text
         QList<QPointF> pts;
         pts.reserve(t.values.size());
         double& tlo = t.secondaryAxis ? lo2 : lo;
@@ -80,6 +77,17 @@ void TrackChartView::setTracks(const QList<Track>& tracks, qint64 firstPosition,
     x->setRange(double(firstPosition), double(firstPosition + longest - 1));
     y->setRange(lo - 0.1, hi + 0.1);
     if (y2) y2->setRange(std::min(lo2, -0.01) * 1.1, std::max(hi2, 0.01) * 1.1);
+}
+
+void TrackChartView::clear() {
+    ++revision_;
+    QChart* c = chart();
+    c->removeAllSeries();
+    for (QAbstractAxis* a : c->axes()) {
+        c->removeAxis(a);
+        delete a;
+    }
+    readout_->clear();
 }
 
 void TrackChartView::wheelEvent(QWheelEvent* e) {

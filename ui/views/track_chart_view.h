@@ -23,9 +23,14 @@ public:
     explicit TrackChartView(QWidget* parent = nullptr);
 
     // Replaces the tracks; x is the 1-based sequence position, first value at `firstPosition`.
+    // Names are shown as written (a tag such as <promoter> is text, not markup).
     void setTracks(const QList<Track>& tracks, qint64 firstPosition, const QString& yTitle,
                    const QString& y2Title = {});
+    void clear();  // no tracks
     int seriesCount() const;
+    // Counts the setTracks / clear calls: whoever drew the tracks can tell whether they are still
+    // the ones shown.
+    quint64 revision() const { return revision_; }
 
 protected:
     void wheelEvent(QWheelEvent* e) override;
@@ -38,6 +43,7 @@ private:
     QLabel* readout_;
     QPoint panFrom_;
     bool panning_ = false;
+    quint64 revision_ = 0;
 };
 
 }  // namespace carbon::ui

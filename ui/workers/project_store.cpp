@@ -263,6 +263,7 @@ void ProjectStore::importVcf(const QString& path, qint64 sequenceId) {
                                   (skipped.isEmpty() ? QString() : tr(", %n record(s) skipped", nullptr, int(skipped.size()))),
                               skipped);
         emit variantsListed(sequenceId, importedVariants(*project_, sequenceId));
+        emit variantsCounted(project_->count("variants"));
     } catch (const std::exception& e) {
         emit failed(tr("Import VCF"), QString::fromUtf8(e.what()));
     }
@@ -299,7 +300,7 @@ void ProjectStore::storeRun(const RunToStore& run) {
             throw Error(outcome.error + "\n" + where.toStdString());
         }
         const auto back = project_->run(runId);
-        emit runStored(run.requestId, back ? *back : st::Run{}, stored);
+        emit runStored(run.number, back ? *back : st::Run{}, stored);
     } catch (const std::exception& e) {
         emit failed(tr("Store run"), QString::fromUtf8(e.what()));
     }

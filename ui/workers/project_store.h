@@ -67,7 +67,8 @@ signals:
     void sequencesAdded(const QList<carbon::storage::SequenceRecord>& sequences, const QString& summary);
     void variantsImported(const QString& summary, const QStringList& skipped);
     void variantsListed(qint64 sequenceId, const QList<carbon::storage::VariantRecord>& variants);
-    void runStored(quint64 requestId, const carbon::storage::Run& run, const QList<carbon::storage::DesignRecord>& designs);
+    void variantsCounted(qint64 variants);  // every variant row of the project, after an import
+    void runStored(quint64 number, const carbon::storage::Run& run, const QList<carbon::storage::DesignRecord>& designs);
     void exported(const QString& path);
     void vepSequencesReady(quint64 token, const carbon::ui::VepRunRequest& request);
     void vepRunStored(quint64 token, const carbon::storage::Run& run, qint64 rows);

@@ -40,7 +40,7 @@ using GenerationRunPtr = std::shared_ptr<const carbon::runs::GenerationRun>;
 // A finished generation to store (runs::write_generation_run, one transaction): the run, and
 // where in the edited sequence its designs go.
 struct RunToStore {
-    quint64 requestId = 0;
+    quint64 number = 0;  // the run as the window numbers it (runStored echoes it)
     qint64 sequenceId = 0;  // the edited sequence the designs were made for (0: none stored)
     qint64 regionStart = 0, regionLength = 0;
     GenerationRunPtr run;
