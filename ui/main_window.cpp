@@ -22,40 +22,33 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 #include "carbon/gpu_provider.h"
 #include "controllers/analysis_controller.h"
 #include "controllers/designs_controller.h"
+#include "controllers/editing_controller.h"
 #include "controllers/generation_controller.h"
 #include "controllers/logo_controller.h"
 #include "controllers/model_controller.h"
 #include "controllers/motif_controller.h"
 #include "controllers/project_controller.h"
+#include "controllers/shortcut_action.h"
 #include "controllers/specificity_controller.h"
 #include "controllers/vep_controller.h"
 #include "controllers/window_services.h"
 #include "document/file_kind.h"
 #include "document/sequence_document.h"
+#include "views/help_dialogs.h"
+#include "views/message_bar.h"
 #include "views/model_panel.h"
 #include "views/run_log.h"
 #include "views/sequence_editor.h"
 #include "views/theme.h"
 #include "views/welcome_page.h"
+#include "views/wheel_guard.h"
 
 namespace carbon::ui {
-
-namespace {
-
-// An action of `menu` with shortcuts, calling `slot` on `receiver`.
-template <class Receiver, class Slot>
-QAction* addShortcutAction(QMenu* menu, const QString& text, const QList<QKeySequence>& keys, Receiver* receiver, Slot slot) {
-    QAction* a = menu->addAction(text);
-    a->setShortcuts(keys);
-    QObject::connect(a, &QAction::triggered, receiver, slot);
-    return a;
-}
-
-}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
@@ -76,9 +69,17 @@ MainWindow::MainWindow(QWidget* parent)
     welcomeScroll_->setFrameShape(QFrame::NoFrame);
     centre_->addWidget(welcomeScroll_);
     centre_->addWidget(editor_);
-    setCentralWidget(centre_);
+    // Above the centre, the message bar: where a failed action says so.
+    auto* central = new QWidget;
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    messageBar_ = new MessageBar;
+    column->addWidget(messageBar_);
+    column->addWidget(centre_, 1);
+    setCentralWidget(central);
     runLog_ = new RunLog(this);
-    services_ = new WindowServices(this, runLog_, this);
+    services_ = new WindowServices(this, runLog_, messageBar_, this);
     connect(services_, &WindowServices::messageRequested, this, [this](const QString& text, int ms) { statusBar()->showMessage(text, ms); });
     connect(services_, &WindowServices::dockRequested, this, &MainWindow::bringForward);
     connect(services_, &WindowServices::editorRequested, this, &MainWindow::showEditor);
@@ -98,6 +99,7 @@ MainWindow::MainWindow(QWidget* parent)
     vep_ = new VepController(editor_, engine_.get(), models_, project_, analysis_, services_, this);
     motifs_ = new MotifController(doc_, editor_, designs_->model(), generation_->panel(), services_, this);
     logo_ = new LogoController(doc_, editor_, analysis_->likelihood(), models_, designs_, services_, this);
+    editing_ = new EditingController(doc_, editor_, services_, this);
     specificity_ = new SpecificityController(doc_, engine_.get(), generation_->panel(), designs_->chart(), services_, this);
     analysis_->addStatusWidgets(statusBar());
     addDocks(models_->docks());
@@ -131,6 +133,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     arrangeDefaultDocks();
     createMenus();
+    guardWheel(this);  // scrolling a panel never changes a value under the pointer
     connect(welcome_, &WelcomePage::newProjectRequested, project_->newProjectAction(), &QAction::trigger);
     connect(welcome_, &WelcomePage::openProjectRequested, project_->openProjectAction(), &QAction::trigger);
     // First run: the window takes most of the screen; later runs restore the saved geometry and
@@ -217,7 +220,8 @@ void MainWindow::createMenus() {
     file->addSeparator();
     addShortcutAction(file, tr("&Quit"), QKeySequence::keyBindings(QKeySequence::Quit), this, &QWidget::close);
 
-    const QList<QAction*> editActions = createEditMenu();
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    const QList<QAction*> editActions = editing_->addEditActions(edit, [this](QMenu* m) { motifs_->addEditActions(m); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->setToolTipsVisible(true);
@@ -244,6 +248,8 @@ void MainWindow::createMenus() {
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     addShortcutAction(help, tr("&Welcome Page"), QKeySequence::keyBindings(QKeySequence::HelpContents), this, &MainWindow::showWelcome);
+    help->addAction(tr("User &Manual"), this, [this] { showManual(this); });
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcuts(this, menuBar()); });
     help->addAction(tr("Open the &Sample Project"), project_, &ProjectController::openSampleProject);
     help->addAction(tr("&About Carbon Studio"), this, [this] {
         QMessageBox::about(this, tr("About Carbon Studio"),
@@ -257,45 +263,6 @@ void MainWindow::createMenus() {
     bar->addActions({models_->openFolderAction(), project_->openSequenceFileAction()});
     bar->addActions(editActions);
     bar->addActions({generation_->runAction(), generation_->cancelAction()});
-}
-
-QList<QAction*> MainWindow::createEditMenu() {
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcuts(QKeySequence::Undo);
-    QAction* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcuts(QKeySequence::Redo);
-    edit->addAction(undo);
-    edit->addAction(redo);
-    edit->addSeparator();
-    // Clipboard shortcuts are handled by the editor itself when it has focus; the menu items
-    // carry no shortcut so they do not steal Ctrl+C from line edits in the panels.
-    edit->addAction(tr("Cu&t"), editor_, &SequenceEditor::cut);
-    edit->addAction(tr("&Copy"), editor_, &SequenceEditor::copy);
-    addShortcutAction(edit, tr("Copy &Reverse Complement"), {QKeySequence(tr("Ctrl+Shift+C"))}, editor_, &SequenceEditor::copyReverseComplement);
-    edit->addAction(tr("&Paste"), editor_, &SequenceEditor::paste);
-    edit->addAction(tr("Select &All"), editor_, &SequenceEditor::selectAll);
-    edit->addSeparator();
-    QAction* find = addShortcutAction(edit, tr("&Find Motif…"), QKeySequence::keyBindings(QKeySequence::Find), this, [this] {
-        bool ok = false;
-        const QString p = QInputDialog::getText(this, tr("Find"), tr("Motif or IUPAC pattern:"), QLineEdit::Normal, lastFind_, &ok);
-        if (!ok || p.isEmpty()) return;
-        lastFind_ = p;
-        if (!editor_->findNext(p)) statusBar()->showMessage(tr("'%1' not found (or not a valid IUPAC pattern)").arg(p), 5000);
-    });
-    motifs_->addEditActions(edit);
-    addShortcutAction(edit, tr("Find &Next"), QKeySequence::keyBindings(QKeySequence::FindNext), this, [this] {
-        if (!lastFind_.isEmpty() && !editor_->findNext(lastFind_)) statusBar()->showMessage(tr("'%1' not found").arg(lastFind_), 5000);
-    });
-    edit->addSeparator();
-    for (const auto& [text, key, kind] : {std::tuple{tr("Mark &Design Region"), tr("Ctrl+Shift+D"), Region::Kind::Design},
-                                          std::tuple{tr("&Pin Motif"), tr("Ctrl+Shift+P"), Region::Kind::PinnedMotif},
-                                          std::tuple{tr("Add A&nnotation"), tr("Ctrl+Shift+A"), Region::Kind::Annotation}})
-        addShortcutAction(edit, text, {QKeySequence(key)}, this, [this, k = kind] { editor_->addRegionFromSelection(k); });
-    edit->addAction(tr("Remove Region at Cursor"), this, [this] {
-        if (!editor_->removeRegionAtCursor()) statusBar()->showMessage(tr("No region at the cursor"), 5000);
-    });
-    return {undo, redo, find};
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

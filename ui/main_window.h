@@ -22,8 +22,10 @@ namespace carbon::ui {
 
 class AnalysisController;
 class DesignsController;
+class EditingController;
 class GenerationController;
 class LogoController;
+class MessageBar;
 class ModelController;
 class MotifController;
 class ProjectController;
@@ -48,12 +50,14 @@ public:
     AnalysisController* analysis() const { return analysis_; }
     ProjectController* project() const { return project_; }
     DesignsController* designs() const { return designs_; }
+    EditingController* editing() const { return editing_; }
     GenerationController* generation() const { return generation_; }
     VepController* variantEffects() const { return vep_; }
     MotifController* motifs() const { return motifs_; }
     LogoController* logo() const { return logo_; }
     SpecificityController* specificity() const { return specificity_; }
     WelcomePage* welcomePage() const { return welcome_; }
+    MessageBar* messageBar() const { return messageBar_; }
     bool isWelcomeShown() const;
     // The answer the next file dialog gives instead of asking (scripted use and tests).
     void setNextFileAnswer(const QString& path);
@@ -76,7 +80,6 @@ private:
     void fitToScreen();  // first run: most of the screen's available area, centred
     void keepInsideScreen();  // the window and its frame within the screen's available area
     void createMenus();
-    QList<QAction*> createEditMenu();  // undo, redo and find, for the toolbar
     void updateStatus();
     void updateEngineLabel();
 
@@ -87,6 +90,7 @@ private:
     RunLog* runLog_;
     WindowServices* services_;
     QStackedWidget* centre_;
+    MessageBar* messageBar_;
     QScrollArea* welcomeScroll_;  // holds welcome_; the centre shows it or the editor
     WelcomePage* welcome_;
     QLabel* statusLabel_;
@@ -95,6 +99,7 @@ private:
     AnalysisController* analysis_;
     ProjectController* project_;
     DesignsController* designs_;
+    EditingController* editing_;
     GenerationController* generation_;
     VepController* vep_;
     MotifController* motifs_;
@@ -102,7 +107,6 @@ private:
     SpecificityController* specificity_;
     QByteArray editorLayout_;  // saveState() of the docks beside the editor, kept while the welcome page hides them; empty: the default
     QStringList forwardWithEditor_;  // docks to bring forward when the editor (and its docks) comes back
-    QString lastFind_;
 };
 
 }  // namespace carbon::ui

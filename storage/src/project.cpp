@@ -271,6 +271,12 @@ void Project::save_copy(const std::string& path) {
     st.bind(1, path).run();
 }
 
+bool Project::checkpoint() {
+    int log = 0, copied = 0;
+    const int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
+    return rc == SQLITE_OK && log >= 0 && copied == log;
+}
+
 void Project::add_variants(std::vector<VariantRecord>& variants) {
     Transaction t(*this);
     Stmt st(db_, "INSERT INTO variants(sequence_id, run_id, position, ref, alt, label, site_log_odds, window_start, window_end, "

@@ -40,6 +40,10 @@ def main():
     c.check("no usable GPU (" in probe.stderr or "no CUDA backend in this build" in probe.stderr,
             f"the refusal does not say why: {probe.stderr.strip()}")
     c.check(not os.path.exists(out), "a refused run left an output file")
+    # A machine without any NVIDIA driver is told so, not that its driver is "insufficient".
+    if not os.path.exists("/proc/driver/nvidia") and "no usable GPU (" in probe.stderr:
+        c.check("no NVIDIA driver is installed on this machine" in probe.stderr and "insufficient" not in probe.stderr,
+                f"without a driver the refusal says: {probe.stderr.strip()}")
     auto = generate(model, out, "auto")
     notes = [line for line in auto.stderr.splitlines() if line.startswith("note:")]
     c.check(auto.returncode == 0 and os.path.exists(out), f"auto did not run on the CPU: {auto.stderr.strip()}")

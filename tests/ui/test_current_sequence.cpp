@@ -176,6 +176,8 @@ private slots:
             w.generation()->runGeneration();
             seeds << g->seedSpin()->value();
             QTRY_COMPARE_WITH_TIMEOUT(stored.count(), run + 1, 120000);
+            // The spy counts in the store's thread; the window hears of the stored run a moment later.
+            QTRY_VERIFY_WITH_TIMEOUT(w.findChild<RunLog*>()->toPlainText().contains(QStringLiteral("Run %1 stored in the project").arg(5 + run)), 20000);
         }
         auto p = st::Project::open(path.toStdString(), {.create = false, .read_only = true});
         const auto runs = p->list_runs();

@@ -31,7 +31,9 @@ AnalysisController::AnalysisController(SequenceDocument* doc, SequenceEditor* ed
     : QObject(parent), doc_(doc), editor_(editor), engine_(engine), models_(models), services_(services) {
     likelihood_ = new LikelihoodController(doc_, engine_->worker(), this);
     connect(models_, &ModelController::loaded, likelihood_, [this] { likelihood_->setModelReady(true); });
-    connect(models_, &ModelController::failed, likelihood_, [this] { likelihood_->setModelReady(false); });
+    connect(models_, &ModelController::failed, likelihood_, [this](const QString&, const QString&, bool kept) {
+        if (!kept) likelihood_->setModelReady(false);
+    });
     connect(likelihood_, &LikelihoodController::logpChanged, editor_, &SequenceEditor::setLikelihood);
     connect(likelihood_, &LikelihoodController::message, this, [this](const QString& t) { services_->message(t, 5000); });
     connect(likelihood_, &LikelihoodController::trackReady, this, &AnalysisController::showPendingVariant);

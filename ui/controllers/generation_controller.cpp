@@ -63,8 +63,16 @@ void GenerationController::runGeneration() {
     DesignRequest request;
     QString error;
     panel_->drawSeed();  // a new seed unless the user keeps one
-    if (!panel_->buildRequest(request, error)) return panel_->setMessage(error, true);
-    if (!models_->isReady()) return panel_->setMessage(tr("No model is loaded: open a model folder first."), true);
+    // What stops a Run is said in the panel and where the user looks (F5 works from anywhere).
+    auto refuse = [this](const QString& text, const QString& actionText = {}, std::function<void()> action = {}) {
+        panel_->setMessage(text, true);
+        services_->raiseDock(QStringLiteral("generationDock"));
+        services_->error(tr("Run: %1").arg(text), actionText, std::move(action));
+    };
+    if (!panel_->buildRequest(request, error)) return refuse(error);
+    if (!models_->isReady())
+        return refuse(tr("no model is loaded: open a model folder first."), tr("Open Model Folder…"),
+                      [this] { models_->openFolderAction()->trigger(); });
     // The design region: a marked design region (Edit > Mark Design Region) if any, else the
     // selection, else the end of the sequence.
     const QByteArray& all = doc_->bases();
@@ -200,7 +208,9 @@ void GenerationController::openDesign(int row) {
     const qsizetype start = std::min(r.regionStart, doc_->size());
     const qsizetype len = std::min(r.regionLength, doc_->size() - start);
     const QByteArray bases = QByteArray::fromStdString(r.design.bases);
-    doc_->undoStack()->push(new ReplaceBasesCommand(doc_, start, len, bases));
+    auto* command = new ReplaceBasesCommand(doc_, start, len, bases);
+    command->setText(tr("Open Design %1 of Run %2").arg(r.design.index + 1).arg(r.run));
+    doc_->undoStack()->push(command);
     editor_->setSelection(start, start + bases.size());
     editor_->setFocus();
 }

@@ -27,11 +27,21 @@ ModelController::ModelController(WorkerThread<EngineWorker>* engine, WindowServi
         emit loaded(s);
         emit changed();
     });
-    connect(worker, &EngineWorker::modelFailed, this, [this](const QString& dir, const QString& error) {
-        ready_ = false;
-        backend_.clear();
-        panel_->showError(dir, error);
-        emit failed(dir, error);
+    connect(worker, &EngineWorker::modelFailed, this, [this](const QString& dir, const QString& error, bool kept) {
+        kept = kept && !dir_.isEmpty();
+        const QString what = kept ? tr("The model %1 stays loaded.").arg(dir_) : tr("No model is loaded.");
+        panel_->showError(dir, error + QLatin1Char('\n') + what);
+        // Said where the user looks (the model manager may be a hidden tab), with the way on.
+        services_->error(tr("%1 is not a model folder that loads: %2\n%3").arg(dir, error, what), tr("Open Model Folder…"),
+                         [this] { panel_->chooseFolder(); });
+        if (kept) {
+            ready_ = true;
+        } else {
+            ready_ = false;
+            dir_.clear();
+            backend_.clear();
+        }
+        emit failed(dir, error, ready_);
         emit changed();
     });
     connect(panel_, &ModelPanel::loadRequested, this, &ModelController::load);

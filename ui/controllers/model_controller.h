@@ -43,7 +43,7 @@ public slots:
 
 signals:
     void loaded(const carbon::ui::ModelSummary& summary);
-    void failed(const QString& dir, const QString& error);
+    void failed(const QString& dir, const QString& error, bool kept);  // kept: the model before is still loaded
     void changed();         // target, draft or backend: what summary() and the getters say
     void foldersScanned();  // loadableFolders() is up to date
 

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "controllers/analysis_controller.h"
+#include "controllers/shortcut_action.h"
 #include "controllers/window_services.h"
 #include "document/commands/replace_bases_command.h"
 #include "document/sequence_document.h"
@@ -114,10 +115,7 @@ void ProjectController::shutdown() {
 
 void ProjectController::addFileActions(QMenu* file) {
     auto action = [this, file](const QString& text, QList<QKeySequence> keys, auto slot) {
-        auto* a = file->addAction(text);
-        a->setShortcuts(keys);
-        connect(a, &QAction::triggered, this, slot);
-        return a;
+        return addShortcutAction(file, text, keys, this, slot);
     };
     newProject_ = action(tr("&New Project…"), {QKeySequence::New}, [this] {
         QString path = services_->chooseFile(true, tr("New project"), tr("Carbon Studio project (*.carbon)"));
@@ -261,7 +259,9 @@ bool ProjectController::openSequenceFile(const QString& path) {
         services_->report(tr("Cannot open %1: %2").arg(path, QString::fromUtf8(e.what())));
         return false;
     }
-    doc_->undoStack()->push(new ReplaceBasesCommand(doc_, 0, doc_->size(), bases));
+    auto* command = new ReplaceBasesCommand(doc_, 0, doc_->size(), bases);
+    command->setText(tr("Open %1").arg(QFileInfo(path).fileName()));
+    doc_->undoStack()->push(command);
     editor_->setSelection(0, 0);
     services_->window()->setWindowFilePath(path);
     services_->message(tr("Opened %1: %2 bp%3").arg(QFileInfo(path).fileName(), QLocale().toString(bases.size()), note), 8000);

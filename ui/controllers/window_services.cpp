@@ -4,11 +4,18 @@
 #include <QFileDialog>
 #include <utility>
 
+#include "views/message_bar.h"
 #include "views/run_log.h"
 
 namespace carbon::ui {
 
-WindowServices::WindowServices(QWidget* window, RunLog* log, QObject* parent) : QObject(parent), window_(window), log_(log) {}
+WindowServices::WindowServices(QWidget* window, RunLog* log, MessageBar* bar, QObject* parent)
+    : QObject(parent), window_(window), log_(log), bar_(bar) {}
+
+void WindowServices::error(const QString& text, const QString& actionText, std::function<void()> action) {
+    bar_->showError(text, actionText, std::move(action));
+    note(text);
+}
 
 void WindowServices::note(const QString& text) { log_->note(text); }
 

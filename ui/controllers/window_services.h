@@ -6,17 +6,19 @@
 
 #include <QObject>
 #include <QString>
+#include <functional>
 
 class QWidget;
 
 namespace carbon::ui {
 
+class MessageBar;
 class RunLog;
 
 class WindowServices : public QObject {
     Q_OBJECT
 public:
-    WindowServices(QWidget* window, RunLog* log, QObject* parent = nullptr);
+    WindowServices(QWidget* window, RunLog* log, MessageBar* bar, QObject* parent = nullptr);
 
     QWidget* window() const { return window_; }
     RunLog* runLog() const { return log_; }
@@ -30,6 +32,10 @@ public:
         message(text, ms);
         note(text);
     }
+    // A failed action: the message bar at the top of the window (with one action that resolves
+    // it, when there is one) and the Run Log.
+    void error(const QString& text, const QString& actionText = {}, std::function<void()> action = {});
+    MessageBar* messageBar() const { return bar_; }
     // Shows the dock of that object name and raises its tab (after the welcome page, if shown).
     void raiseDock(const QString& objectName) { emit dockRequested(objectName); }
     // The sequence editor in the centre, in place of the welcome page.
@@ -50,6 +56,7 @@ signals:
 private:
     QWidget* window_;
     RunLog* log_;
+    MessageBar* bar_;
     QString nextFileAnswer_, startFolder_;
 };
 

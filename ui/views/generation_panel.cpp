@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QLocale>
 #include <QProgressBar>
 #include <QRandomGenerator>
 #include <QPushButton>
@@ -19,6 +20,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "views/checked_spin_box.h"
 #include "workers/motif_set.h"
 
 #include "carbon/fns/fns.h"
@@ -121,15 +123,19 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("&Template:"), template_);
     form->addRow(QString(), templateError_);
 
-    length_ = new QSpinBox(this);
-    length_->setRange(1, 1000000);
+    // Design length and count: a number out of range is refused at Run with the range (and said
+    // as it is typed), never changed behind the user's back.
+    length_ = new CheckedSpinBox(1, 1000000, this);
     length_->setValue(200);
     length_->setSuffix(tr(" bp"));
     length_->setAccessibleName(tr("Design length in bases"));
     form->addRow(tr("&Length:"), length_);
-    count_ = new QSpinBox(this);
-    count_->setRange(1, 10000);
+    count_ = new CheckedSpinBox(1, 10000, this);
     count_->setValue(10);
+    for (CheckedSpinBox* box : {count_, length_})
+        connect(box, &QSpinBox::valueChanged, this, [this, box] {
+            if (!box->inRange()) setMessage(tr("%1 is not allowed here; give %2.").arg(QLocale().toString(box->value()), box->rangeText()), true);
+        });
     count_->setAccessibleName(tr("Number of designs"));
     form->addRow(tr("&Designs:"), count_);
     mode_ = new QComboBox(this);
@@ -306,6 +312,14 @@ void GenerationPanel::drawSeed() {
 }
 
 bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) const {
+    if (!count_->inRange()) {
+        error = tr("Designs: %1 is not allowed; give %2.").arg(QLocale().toString(count_->value()), count_->rangeText());
+        return false;
+    }
+    if (template_->text().trimmed().isEmpty() && !length_->inRange()) {
+        error = tr("Length: %1 bp is not allowed; give %2 bp.").arg(QLocale().toString(length_->value()), length_->rangeText());
+        return false;
+    }
     r.tags = tagsText().toStdString();
     const QString t = template_->text().trimmed().toUpper();
     if (!t.isEmpty()) {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "carbon/generation/fns_generate.h"
+#include "views/checked_spin_box.h"
 
 class QCheckBox;
 class QComboBox;
@@ -81,8 +82,8 @@ private:
     QLineEdit* negativeTags_;
     QLineEdit* template_;
     QLabel* templateError_;
-    QSpinBox* length_;
-    QSpinBox* count_;
+    CheckedSpinBox* length_;
+    CheckedSpinBox* count_;
     QComboBox* mode_;
     QDoubleSpinBox* temperature_;
     QDoubleSpinBox* topP_;

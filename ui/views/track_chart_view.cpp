@@ -6,6 +6,8 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QValueAxis>
+
+#include "round_ticks.h"
 #include <QWheelEvent>
 #include <cmath>
 
@@ -33,7 +35,6 @@ void TrackChartView::setTracks(const QList<Track>& tracks, qint64 firstPosition,
     QChart* c = chart();
     auto* x = new QValueAxis;
     x->setTitleText(tr("Position (bp)"));
-    x->setLabelFormat(QStringLiteral("%d"));
     auto* y = new QValueAxis;
     y->setTitleText(yTitle);
     c->addAxis(x, Qt::AlignBottom);
@@ -74,9 +75,9 @@ void TrackChartView::setTracks(const QList<Track>& tracks, qint64 firstPosition,
             readout_->adjustSize();
         });
     }
-    x->setRange(double(firstPosition), double(firstPosition + longest - 1));
-    y->setRange(lo - 0.1, hi + 0.1);
-    if (y2) y2->setRange(std::min(lo2, -0.01) * 1.1, std::max(hi2, 0.01) * 1.1);
+    setRoundTicks(x, double(firstPosition), double(firstPosition + longest - 1));
+    setRoundTicks(y, lo - 0.1, hi + 0.1);
+    if (y2) setRoundTicks(y2, std::min(lo2, -0.01) * 1.1, std::max(hi2, 0.01) * 1.1);
 }
 
 void TrackChartView::clear() {

@@ -14,6 +14,8 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QValueAxis>
+
+#include "round_ticks.h"
 #include <QVBoxLayout>
 #include <algorithm>
 #include <climits>
@@ -175,13 +177,12 @@ void VepView::plotContig(const QString& contig) {
     c->addSeries(current_);
     auto* x = new QValueAxis;
     x->setTitleText(tr("position on %1").arg(contig.isEmpty() ? tr("(none)") : contig));
-    x->setLabelFormat(QStringLiteral("%.0f"));
     const double pad = std::max(1.0, (xmax - xmin) * 0.02);
-    x->setRange(xmin - pad, xmax + pad);
+    setRoundTicks(x, xmin - pad, xmax + pad);
     auto* y = new QValueAxis;
     y->setTitleText(tr("Δ mean log p (alt - ref)"));
     const double ypad = std::max(1e-6, (hi - lo) * 0.1);
-    y->setRange(lo - ypad, hi + ypad);
+    setRoundTicks(y, lo - ypad, hi + ypad, 5);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     for (QScatterSeries* s : {points_, current_}) {

@@ -74,9 +74,14 @@ void EngineWorker::setBackend(const QString& kind) {
 }
 
 void EngineWorker::loadModel(const QString& dir) {
+    // A folder that is not a model (config, tensor headers and tokenizer checked, nothing
+    // loaded) is refused with the loaded model still loaded; only then are its weights freed
+    // before the new ones are mapped (two models at once would not fit where one barely does).
+    const ModelFolderInfo info = inspect_model_folder(dir.toStdString());
+    if (!info.ok) return emit modelFailed(dir, QString::fromStdString(info.error), model_ != nullptr);
     try {
         scorer_.reset();  // it refers to the old backend
-        model_.reset();   // free the old weights before mapping new ones
+        model_.reset();
         carbon::ModelOptions o;
         o.backend = backend_;
         model_ = carbon::Model::load(dir.toStdString(), o);
@@ -84,7 +89,7 @@ void EngineWorker::loadModel(const QString& dir) {
     } catch (const std::exception& e) {
         scorer_.reset();
         model_.reset();
-        emit modelFailed(dir, QString::fromStdString(e.what()));
+        emit modelFailed(dir, QString::fromStdString(e.what()), false);
         return;
     }
     if (draft_) {  // the paired draft must suit the new target too

@@ -84,7 +84,8 @@ public slots:
 
 signals:
     void modelLoaded(const carbon::ui::ModelSummary& summary);
-    void modelFailed(const QString& dir, const QString& error);
+    // `kept`: the model loaded before is still loaded (the folder was refused before it was freed).
+    void modelFailed(const QString& dir, const QString& error, bool kept);
     void draftLoaded(const carbon::ui::ModelSummary& summary);
     void draftFailed(const QString& dir, const QString& error);
     void draftCleared();

@@ -217,6 +217,7 @@ void ProjectStore::saveSequence(quint64 token, qint64 id, const QString& name, c
             const std::vector<st::FeatureRecord> features = featuresFromRegions(project_->features_of_sequence(id), regions);
             project_->update_sequence(id, bases.toStdString(), rs, &features);
         }
+        project_->checkpoint();  // a plain copy of the .carbon file holds it too
         emit sequenceSaved(token, id);
     } catch (const std::exception& e) {
         emit failed(tr("Save sequence"), QString::fromUtf8(e.what()));
@@ -232,6 +233,7 @@ void ProjectStore::importFasta(const QString& path) {
         QString summary = tr("%1: %n sequence(s), %2 bp imported", nullptr, int(r.sequence_ids.size()))
                               .arg(QFileInfo(path).fileName(), QLocale().toString(qint64(r.bases)));
         if (r.unnamed) summary += tr("; %n record(s) without a name were named record_N", nullptr, int(r.unnamed));
+        project_->checkpoint();
         emit sequencesAdded(added, summary);
     } catch (const std::exception& e) {
         emit failed(tr("Import FASTA"), QString::fromUtf8(e.what()));
@@ -247,6 +249,7 @@ void ProjectStore::importFlatFile(const QString& path) {
                               .arg(QFileInfo(path).fileName(), QLocale().toString(qint64(r.bases)), QLocale().toString(qint64(r.features)));
         if (!r.notices.empty())
             summary += tr("; %n note(s), the first: %1", nullptr, int(r.notices.size())).arg(QString::fromStdString(r.notices.front()));
+        project_->checkpoint();
         emit sequencesAdded(added, summary);
     } catch (const std::exception& e) {
         emit failed(tr("Import GenBank / EMBL"), QString::fromUtf8(e.what()));
@@ -259,6 +262,7 @@ void ProjectStore::importVcf(const QString& path, qint64 sequenceId) {
         const st::VcfImportResult r = st::import_vcf(*project_, path.toStdString(), int64_t(sequenceId));
         QStringList skipped;
         for (const std::string& s : r.skipped) skipped << q(s);
+        project_->checkpoint();
         emit variantsImported(tr("%1: %n SNV(s) imported", nullptr, int(r.imported)).arg(QFileInfo(path).fileName()) +
                                   (skipped.isEmpty() ? QString() : tr(", %n record(s) skipped", nullptr, int(skipped.size()))),
                               skipped);
@@ -300,6 +304,7 @@ void ProjectStore::storeRun(const RunToStore& run) {
             throw Error(outcome.error + "\n" + where.toStdString());
         }
         const auto back = project_->run(runId);
+        project_->checkpoint();  // a plain copy of the .carbon file holds it too
         emit runStored(run.number, back ? *back : st::Run{}, stored);
     } catch (const std::exception& e) {
         emit failed(tr("Store run"), QString::fromUtf8(e.what()));
@@ -466,6 +471,7 @@ void ProjectStore::storeVepRun(quint64 token, const VepRunDone& done) {
             throw Error(outcome.error + "\n" + where.toStdString());
         }
         const auto back = project_->run(stored.run_id);
+        project_->checkpoint();  // a plain copy of the .carbon file holds it too
         emit vepRunStored(token, back ? *back : st::Run{}, stored.rows);
     } catch (const std::exception& e) {
         emit failed(tr("Store variant effects"), QString::fromUtf8(e.what()));

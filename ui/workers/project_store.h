@@ -2,7 +2,9 @@
 // application holds; the GUI reaches it through queued signals and gets results back the same
 // way, so neither a 10,000-design listing nor a large import ever runs on the GUI thread.
 // Every write is one transaction (a run with its designs, tracks and regions lands whole, or
-// nothing of it does); errors come back as failed() with the storage layer's message. A write
+// nothing of it does), checkpointed into the project file after it (so that a copy of the file
+// taken while the application runs holds it, not only the -wal file beside it); errors come
+// back as failed() with the storage layer's message. A write
 // waits up to kWriteWaitSeconds for another program writing to the file, saying so through
 // waiting(); a run that still cannot be stored is kept in a recovery project (failed() names it).
 #pragma once

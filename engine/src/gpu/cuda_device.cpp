@@ -4,6 +4,7 @@
 #include "gpu/cuda_device.h"
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include <cstdio>
 #include <unordered_map>
@@ -23,12 +24,24 @@ struct Unavailable {
     std::string status, reason;
 };
 
+// Whether the NVIDIA driver's library can be loaded (it is installed with the driver).
+bool nvidia_driver_present() {
+    void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!lib) return false;
+    dlclose(lib);
+    return true;
+}
+
 // Empty status when device `ordinal` is usable.
 Unavailable probe(int ordinal) {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) {
         (void)cudaGetLastError();
+        // Without any NVIDIA driver the runtime says the driver is "insufficient"; say what is
+        // the case instead: there is no driver, so no GPU to use.
+        if ((status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice) && !nvidia_driver_present())
+            return {cudaGetErrorName(status), "no NVIDIA driver is installed on this machine: libcuda.so.1 is not found"};
         return {cudaGetErrorName(status),
                 std::string(cudaGetErrorString(status)) + " (" + cudaGetErrorName(status) + ")"};
     }

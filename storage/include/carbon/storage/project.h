@@ -209,6 +209,10 @@ public:
     void set_design_flag(int64_t design_id, const std::string& flag);  // "", "starred", "discarded"
     // A consistent copy of the committed project at `path` (which must not exist): Save As.
     void save_copy(const std::string& path);
+    // Writes the committed transactions from the -wal file into the project file itself (as far
+    // as no reader holds them back; never waits), so that a plain copy of the .carbon file alone
+    // holds them. Returns whether every committed page reached the file.
+    bool checkpoint();
 
     // Reads.
     std::vector<SequenceRecord> list_sequences(bool with_bases = false);
