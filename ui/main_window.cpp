@@ -39,6 +39,7 @@
 #include "controllers/window_services.h"
 #include "document/file_kind.h"
 #include "document/sequence_document.h"
+#include "views/generation_panel.h"
 #include "views/help_dialogs.h"
 #include "views/message_bar.h"
 #include "views/model_panel.h"
@@ -275,6 +276,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 bool MainWindow::isWelcomeShown() const { return centre_->currentWidget() == welcomeScroll_; }
+
+void MainWindow::restoreSession() {
+    generation_->panel()->restoreSettings();
+    models_->restoreLast();
+}
 
 void MainWindow::showWelcome() {
     if (isWelcomeShown()) return;

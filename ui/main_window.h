@@ -62,6 +62,11 @@ public:
     // The answer the next file dialog gives instead of asking (scripted use and tests).
     void setNextFileAnswer(const QString& path);
 
+    // What the last session left: its model (and draft), reloaded in the background, and the
+    // generation settings. The application calls it after the paths it was given (a model folder
+    // among them wins); tests build windows without it.
+    void restoreSession();
+
 public slots:
     void openPath(const QString& path);  // a project, FASTA, GenBank, VCF, vep result or model folder
     void showWelcome();

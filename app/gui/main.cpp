@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
     if (carbon::ui::savedTheme() == carbon::ui::Theme::Dark) carbon::ui::applyTheme(carbon::ui::Theme::Dark);
     carbon::ui::MainWindow window;
     for (const QString& arg : parser.positionalArguments()) window.openPath(arg);
+    if (!parser.isSet(smoke)) window.restoreSession();
     window.show();
     if (parser.isSet(smoke)) QTimer::singleShot(300, &app, [] { QApplication::exit(0); });
     return app.exec();

@@ -7,7 +7,8 @@ xdotool through the README's five-minute tour:
      project file holds its three sequences, and the editor with its docks still fits the screen;
   3. Load a model: File > Open Model Folder (Ctrl+M), its path typed into the dialog;
   4. Design: Run (F5): the project holds a finished run of the model with its designs;
-  5. Export: Ctrl+E, a path typed into the dialog: the FASTA holds every design of the run.
+  5. Export: Ctrl+E, a path typed into the dialog: the FASTA holds every design of the run;
+  6. Quit and start again on the project file: the model comes back, and F5 makes a second run.
 Each step's state is read back (the window's title, the project file, the exported file) and a
 screenshot of the whole screen is kept after it (CARBON_TEST_WORK/gui-tour-WxH/NN-step.png). It
 fails when the window and its frame are larger than the screen or leave it."""
@@ -159,10 +160,10 @@ def tour(c, studio, model, width, height, out):
         d.keys(dialog, "Return")
         c.check(wait_for(lambda: d.window("^Choose a model folder", 0) is None, 20),
                 f"{where}: the model folder dialog did not close")
-        time.sleep(2)  # the model loads on the engine thread
         d.shot(os.path.join(out, "3-model.png"))
 
-        # 4. A run (F5): stored in the project with its designs, by this model.
+        # 4. A run (F5, at once: a run asked for while the model loads waits for it): stored in
+        #    the project with its designs, by this model.
         d.keys(win, "F5")
         stored = wait_for(lambda: rows(project, "SELECT id, status, model_path, (SELECT count(*) FROM designs "
                                                 "WHERE run_id = runs.id) FROM runs WHERE kind = 'generate'"), 120)
@@ -186,7 +187,29 @@ def tour(c, studio, model, width, height, out):
         records = wait_for(lambda: os.path.exists(exported) and open(exported).read().count(">"), 20)
         c.check(records == stored[0][3], f"{where}: the exported FASTA holds {records} designs, the run {stored[0][3]}")
         d.shot(os.path.join(out, "5-exported.png"))
-        inside("at the end")
+        inside("after the export")
+
+        # 6. Quit (Ctrl+Q) and start again on the project (as a file manager does): the model of
+        #    the last session comes back by itself, and F5 at once makes a second run with it.
+        d.keys(win, "ctrl+q")
+        try:
+            app.wait(20)
+        except subprocess.TimeoutExpired:
+            c.check(False, f"{where}: Ctrl+Q did not quit")
+            return
+        app = d.start([studio, project])
+        win = d.window("^HSFOS_K00650 .* Carbon Studio$")
+        if not c.check(win is not None, f"{where}: started on the project, no window named its first sequence ({app.poll()})"):
+            return
+        time.sleep(0.5)
+        d.keys(win, "F5")
+        runs = wait_for(lambda: len(r := rows(project, "SELECT model_path FROM runs WHERE kind = 'generate' AND status = 'finished'")) == 2
+                        and r, 120)
+        c.check(bool(runs) and os.path.samefile(runs[1][0], model),
+                f"{where}: after a restart, the runs of the model of the last session: {runs}")
+        time.sleep(1)
+        d.shot(os.path.join(out, "6-restarted.png"))
+        inside("after a restart")
     finally:
         d.close()
         shutil.rmtree(home, ignore_errors=True)

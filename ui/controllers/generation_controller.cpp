@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QUndoStack>
 #include <cmath>
+#include <utility>
 
 #include "controllers/designs_controller.h"
 #include "controllers/model_controller.h"
@@ -46,6 +47,16 @@ GenerationController::GenerationController(SequenceDocument* doc, SequenceEditor
     connect(panel_, &GenerationPanel::runRequested, this, &GenerationController::runGeneration);
     connect(panel_, &GenerationPanel::cancelRequested, this, &GenerationController::cancelGeneration);
     connect(designs_->view(), &DesignsView::openDesign, this, &GenerationController::openDesign);
+    connect(models_, &ModelController::loaded, this, [this] {
+        if (!std::exchange(waitingForModel_, false)) return;
+        panel_->setRunning(false);
+        runGeneration();
+    });
+    connect(models_, &ModelController::failed, this, [this](const QString& dir) {
+        if (!std::exchange(waitingForModel_, false)) return;
+        panel_->setRunning(false);
+        panel_->setMessage(tr("Run not started: the model %1 did not load.").arg(dir), true);
+    });
     connect(models_, &ModelController::changed, this,
             [this] { panel_->setModels(models_->isReady() ? models_->dir() : QString(), models_->draftDir()); });
     connect(doc_, &SequenceDocument::regionsChanged, this, &GenerationController::syncTemplateFromRegions);
@@ -70,6 +81,14 @@ void GenerationController::runGeneration() {
         services_->error(tr("Run: %1").arg(text), actionText, std::move(action));
     };
     if (!panel_->buildRequest(request, error)) return refuse(error);
+    if (!models_->isReady() && models_->isLoading()) {
+        // F5 while the model loads (at start, or just after Open Model Folder): the run waits for it.
+        waitingForModel_ = true;
+        panel_->setRunning(true);
+        panel_->setMessage(tr("Waiting for the model to load; the run starts when it has (Cancel to drop it)."));
+        services_->message(tr("The run starts when the model has loaded"), 5000);
+        return;
+    }
     if (!models_->isReady())
         return refuse(tr("no model is loaded: open a model folder first."), tr("Open Model Folder…"),
                       [this] { models_->openFolderAction()->trigger(); });
@@ -110,10 +129,17 @@ void GenerationController::runGeneration() {
     services_->runLog()->runStarted(pending.number, tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp, seed %5")
                                                         .arg(request.count).arg(request.length).arg(left.size()).arg(right.size())
                                                         .arg(request.sampling.seed));
+    panel_->saveSettings();  // what the next session starts from
     engine_->post([id = currentRequest_, request](EngineWorker* w) { w->generate(id, request); });
 }
 
 void GenerationController::cancelGeneration() {
+    if (waitingForModel_) {
+        waitingForModel_ = false;
+        panel_->setRunning(false);
+        panel_->setMessage(tr("Run dropped before it started."));
+        return;
+    }
     if (!running_) return;
     engine_->worker()->cancel(currentRequest_);
     panel_->setMessage(tr("Cancelling…"));

@@ -43,6 +43,7 @@ public:
     QAction* runAction() const { return run_; }
     QAction* cancelAction() const { return cancel_; }
     bool isGenerating() const { return running_; }
+    bool isWaitingForModel() const { return waitingForModel_; }  // Run pressed while the model loads
     // The number the next run will be known by: the project's next run id (one more than its
     // last run's), or, without a project, the next of this session's runs.
     qint64 nextRunNumber() const { return nextRunNumber_; }
@@ -81,6 +82,7 @@ private:
     quint64 currentRequest_ = 0;
     qint64 nextRunNumber_ = 1;
     bool running_ = false;
+    bool waitingForModel_ = false;
     int designsThisRun_ = 0;
     bool runConstraintsActive_ = false;
     double lastRunBps_ = 0;

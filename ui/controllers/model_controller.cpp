@@ -2,13 +2,21 @@
 #include "model_controller.h"
 
 #include <QAction>
+#include <QFileInfo>
 #include <QKeySequence>
+#include <QSettings>
+#include <utility>
 
 #include "controllers/window_services.h"
 #include "views/model_panel.h"
 #include "views/run_log.h"
 
 namespace carbon::ui {
+
+namespace {
+constexpr const char* kLastModelKey = "models/last";  // the target loaded last (QSettings)
+constexpr const char* kLastDraftKey = "models/lastDraft";
+}  // namespace
 
 ModelController::ModelController(WorkerThread<EngineWorker>* engine, WindowServices* services, QObject* parent)
     : QObject(parent), engine_(engine), services_(services), panel_(new ModelPanel) {
@@ -20,14 +28,19 @@ ModelController::ModelController(WorkerThread<EngineWorker>* engine, WindowServi
     EngineWorker* worker = engine_->worker();
     connect(worker, &EngineWorker::modelLoaded, this, [this](const ModelSummary& s) {
         ready_ = true;
+        loading_ = false;
+        QSettings().setValue(QLatin1String(kLastModelKey), s.dir);
         dir_ = s.dir;
         backend_ = s.backend;
         panel_->showSummary(s);
         services_->message(tr("Model loaded: %1").arg(s.dir), 5000);
         emit loaded(s);
         emit changed();
+        if (!draftToRestore_.isEmpty()) pairDraft(std::exchange(draftToRestore_, QString()));
     });
     connect(worker, &EngineWorker::modelFailed, this, [this](const QString& dir, const QString& error, bool kept) {
+        loading_ = false;
+        draftToRestore_.clear();
         kept = kept && !dir_.isEmpty();
         const QString what = kept ? tr("The model %1 stays loaded.").arg(dir_) : tr("No model is loaded.");
         panel_->showError(dir, error + QLatin1Char('\n') + what);
@@ -54,13 +67,11 @@ ModelController::ModelController(WorkerThread<EngineWorker>* engine, WindowServi
     });
 
     // The draft model (speculative decoding): the panel asks, the worker loads or refuses it.
-    connect(panel_, &ModelPanel::draftRequested, this, [this](const QString& dir) {
-        panel_->setDraftLoading(dir);
-        engine_->post([dir](EngineWorker* w) { w->loadDraft(dir); });
-    });
+    connect(panel_, &ModelPanel::draftRequested, this, &ModelController::pairDraft);
     connect(panel_, &ModelPanel::clearDraftRequested, this, [this] { engine_->post([](EngineWorker* w) { w->clearDraft(); }); });
     connect(worker, &EngineWorker::draftLoaded, this, [this](const ModelSummary& s) {
         draftDir_ = s.dir;
+        QSettings().setValue(QLatin1String(kLastDraftKey), s.dir);
         panel_->showDraft(s);
         services_->note(tr("Draft model paired: %1").arg(s.dir));
         emit changed();
@@ -73,14 +84,37 @@ ModelController::ModelController(WorkerThread<EngineWorker>* engine, WindowServi
     });
     connect(worker, &EngineWorker::draftCleared, this, [this] {
         draftDir_.clear();
+        QSettings().remove(QLatin1String(kLastDraftKey));
         panel_->showDraftCleared();
         emit changed();
     });
     connect(panel_, &ModelPanel::scanned, this, &ModelController::foldersScanned);
 }
 
+void ModelController::pairDraft(const QString& dir) {
+    panel_->setDraftLoading(dir);
+    engine_->post([dir](EngineWorker* w) { w->loadDraft(dir); });
+}
+
+bool ModelController::restoreLast() {
+    if (loading_ || ready_) return false;  // a model was asked for already (a path on the command line)
+    QSettings settings;
+    const QString last = settings.value(QLatin1String(kLastModelKey)).toString();
+    if (last.isEmpty()) return false;
+    if (!QFileInfo(last).isDir()) {
+        services_->report(tr("The model of the last session, %1, is no longer there: open a model folder (Ctrl+M).").arg(last));
+        return false;
+    }
+    const QString draft = settings.value(QLatin1String(kLastDraftKey)).toString();
+    draftToRestore_ = QFileInfo(draft).isDir() ? draft : QString();
+    services_->note(tr("Loading the model of the last session: %1").arg(last));
+    load(last);
+    return true;
+}
+
 void ModelController::load(const QString& dir) {
     ready_ = false;
+    loading_ = true;
     panel_->setLoading(dir);
     engine_->post([dir](EngineWorker* w) { w->loadModel(dir); });
 }

@@ -30,6 +30,7 @@ public:
     QAction* openFolderAction() const { return openFolder_; }  // File > Open Model Folder (Ctrl+M)
 
     bool isReady() const { return ready_; }
+    bool isLoading() const { return loading_; }  // a load asked for and not yet answered
     const QString& dir() const { return dir_; }          // the loaded target's folder ("" when none)
     const QString& backend() const { return backend_; }  // its backend's description
     const QString& draftDir() const { return draftDir_; }
@@ -37,6 +38,10 @@ public:
     QString summary() const;
     // Model folders the model manager found that load (display text, folder): offered on the welcome page.
     QList<QPair<QString, QString>> loadableFolders() const;
+
+    // The model (and its draft) of the last session, loaded again when the folder is still there;
+    // whether a load started. The application calls it at start, after the paths it was given.
+    bool restoreLast();
 
 public slots:
     void load(const QString& dir);
@@ -53,8 +58,11 @@ private:
     ModelPanel* panel_;
     Dock dock_;
     QAction* openFolder_;
-    bool ready_ = false;
+    void pairDraft(const QString& dir);
+
+    bool ready_ = false, loading_ = false;
     QString dir_, backend_, draftDir_;
+    QString draftToRestore_;  // the last session's draft, paired once its target has loaded
 };
 
 }  // namespace carbon::ui

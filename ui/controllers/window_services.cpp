@@ -1,7 +1,11 @@
 // WindowServices: the window's shared services for controllers (see window_services.h).
 #include "window_services.h"
 
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QSettings>
+#include <QStandardPaths>
 #include <utility>
 
 #include "views/message_bar.h"
@@ -19,10 +23,30 @@ void WindowServices::error(const QString& text, const QString& actionText, std::
 
 void WindowServices::note(const QString& text) { log_->note(text); }
 
+namespace {
+constexpr const char* kLastFolderKey = "dialogs/lastFolder";
+}
+
+QString WindowServices::startFolder() const {
+    const QString last = QSettings().value(QLatin1String(kLastFolderKey)).toString();
+    if (!last.isEmpty() && QFileInfo(last).isDir()) return last;
+    const QString data = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    const QString project = QFileInfo(startFolder_).canonicalFilePath();
+    if (!project.isEmpty() && !(project + QLatin1Char('/')).startsWith(QFileInfo(data).canonicalFilePath() + QLatin1Char('/')))
+        return project;
+    const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    return QFileInfo(documents).isDir() ? documents : QDir::homePath();
+}
+
 QString WindowServices::chooseFile(bool save, const QString& title, const QString& filter) {
-    if (!nextFileAnswer_.isNull()) return std::exchange(nextFileAnswer_, QString());
-    return save ? QFileDialog::getSaveFileName(window_, title, startFolder_, filter)
-                : QFileDialog::getOpenFileName(window_, title, startFolder_, filter);
+    QString path;
+    if (!nextFileAnswer_.isNull())
+        path = std::exchange(nextFileAnswer_, QString());
+    else
+        path = save ? QFileDialog::getSaveFileName(window_, title, startFolder(), filter)
+                    : QFileDialog::getOpenFileName(window_, title, startFolder(), filter);
+    if (!path.isEmpty()) QSettings().setValue(QLatin1String(kLastFolderKey), QFileInfo(path).absolutePath());
+    return path;
 }
 
 }  // namespace carbon::ui

@@ -41,12 +41,16 @@ public:
     // The sequence editor in the centre, in place of the welcome page.
     void showEditor() { emit editorRequested(); }
 
-    // A file to open or save (a file dialog, in the open project's folder), or the answer set by
-    // setNextFileAnswer; "" when cancelled.
+    // A file to open or save (a file dialog, in startFolder()), or the answer set by
+    // setNextFileAnswer; "" when cancelled. The folder of the file chosen is remembered (QSettings).
     QString chooseFile(bool save, const QString& title, const QString& filter);
     void setNextFileAnswer(const QString& path) { nextFileAnswer_ = path; }
-    // The folder dialogs start in (the open project's).
+    // The open project's folder, where dialogs start when no file was chosen yet.
     void setStartFolder(const QString& folder) { startFolder_ = folder; }
+    // Where the next file dialog opens: the folder of the last file chosen (this session or one
+    // before) while it exists; else the open project's folder, unless that is the application's
+    // own hidden data folder (the sample project lives there); else Documents, else home.
+    QString startFolder() const;
 
 signals:
     void messageRequested(const QString& text, int ms);

@@ -14,13 +14,15 @@
 #include <QListWidget>
 #include <QLocale>
 #include <QProgressBar>
-#include <QRandomGenerator>
 #include <QPushButton>
+#include <QRandomGenerator>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include "views/checked_spin_box.h"
+#include "views/remembered_values.h"
 #include "workers/motif_set.h"
 
 #include "carbon/fns/fns.h"
@@ -213,6 +215,12 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     spanRow->addWidget(requiredTo_);
     form->addRow(tr("Required within:"), spanRow);
     setMotifSet(nullptr);
+    for (const auto& [w, name] : {std::pair<QWidget*, const char*>{tags_, "tags"}, {extraTags_, "extraTags"}, {guidance_, "guidance"},
+                                  {guidanceW_, "guidanceWeight"}, {negativeTags_, "negativeTags"}, {length_, "length"},
+                                  {count_, "count"}, {mode_, "mode"}, {temperature_, "temperature"}, {topP_, "topP"},
+                                  {seed_, "seed"}, {newSeed_, "newSeedEachRun"}, {maxHomopolymer_, "maxHomopolymer"},
+                                  {motifs_, "forbiddenMotifs"}, {gcMin_, "gcMin"}, {gcMax_, "gcMax"}})
+        w->setObjectName(QLatin1String(name));
 
     auto* buttons = new QHBoxLayout;
     run_ = new QPushButton(tr("Run"), this);
@@ -309,6 +317,25 @@ QString GenerationPanel::negativeTagsText() const { return negativeTags_->text()
 
 void GenerationPanel::drawSeed() {
     if (newSeed_->isChecked()) seed_->setValue(int(QRandomGenerator::global()->bounded(quint32(seed_->maximum()))));
+}
+
+QList<QWidget*> GenerationPanel::rememberedWidgets() const {
+    return {tags_, extraTags_, guidance_, guidanceW_, negativeTags_, length_, count_, mode_, temperature_, topP_,
+            seed_, newSeed_, maxHomopolymer_, motifs_, gcMin_, gcMax_};
+}
+
+void GenerationPanel::saveSettings() const {
+    QSettings settings;
+    saveValues(settings, QStringLiteral("generation"), rememberedWidgets());
+}
+
+void GenerationPanel::restoreSettings() {
+    QSettings settings;
+    restoreValues(settings, QStringLiteral("generation"), rememberedWidgets());
+    if (gcMin_->value() > gcMax_->value()) {  // a window no run accepts is not brought back
+        gcMin_->setValue(0.0);
+        gcMax_->setValue(100.0);
+    }
 }
 
 bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) const {

@@ -34,6 +34,12 @@ public:
     // Before a Run: a new seed into the seed box when "new each run" is ticked (the default).
     void drawSeed();
     QCheckBox* newSeedCheck() const { return newSeed_; }
+    // The settings kept between sessions (QSettings group "generation"): tags, guidance, length,
+    // count, mode, sampling, the seed and whether it is new each run, the constraints. Not the
+    // template or the required span (they belong to a sequence's regions) nor the matrix use (to
+    // the matrices loaded). Saved at each Run; restored when the application starts.
+    void saveSettings() const;
+    void restoreSettings();
     QSpinBox* seedSpin() const { return seed_; }
     // The tags the designs are conditioned on (checked tags, then the extra text), and the
     // negative tags as typed: what a specificity track compares.
@@ -73,6 +79,7 @@ private:
     void validateMotifs();
     void updateRequiredSpan();  // the span boxes are for "require" only
     void updateGuidance();      // w for guidance, negative tags for contrastive only
+    QList<QWidget*> rememberedWidgets() const;
 
     QLabel* models_;
     QListWidget* tags_;

@@ -235,7 +235,7 @@ QStringList ModelPanel::recentFolders() const { return QSettings().value(kRecent
 void ModelPanel::chooseFolder() {
     const QStringList recent = recentFolders();
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose a model folder (config.json, safetensors, tokenizer)"),
-                                                          recent.isEmpty() ? QDir::homePath() : recent.first());
+                                                          recent.isEmpty() ? QDir::homePath() : QFileInfo(recent.first()).absolutePath());
     if (dir.isEmpty()) return;
     addFolder(dir);
     emit loadRequested(dir);
