@@ -37,6 +37,7 @@
 #include "controllers/specificity_controller.h"
 #include "controllers/vep_controller.h"
 #include "controllers/window_services.h"
+#include "controllers/workspaces.h"
 #include "document/file_kind.h"
 #include "document/sequence_document.h"
 #include "views/generation_panel.h"
@@ -132,20 +133,15 @@ MainWindow::MainWindow(QWidget* parent)
     welcome_->setModelFolders(models_->loadableFolders());
     setAcceptDrops(true);
 
-    arrangeDefaultDocks();
+    workspaces_ = new Workspaces(this, this);
     createMenus();
     guardWheel(this);  // scrolling a panel never changes a value under the pointer
     connect(welcome_, &WelcomePage::newProjectRequested, project_->newProjectAction(), &QAction::trigger);
     connect(welcome_, &WelcomePage::openProjectRequested, project_->openProjectAction(), &QAction::trigger);
-    // First run: the window takes most of the screen; later runs restore the saved geometry and
-    // the editor's dock layout. The welcome page shows first, without docks (they are empty
-    // until a sequence is open); showEditor() brings the layout back.
-    // The dock layout first: restoring it resizes the window to the docks' saved sizes, which the
-    // saved geometry then overrides.
-    QSettings settings;
-    editorLayout_ = settings.value(QStringLiteral("window/state")).toByteArray();  // empty: the default layout
-    if (!editorLayout_.isEmpty()) restoreState(editorLayout_);
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) fitToScreen();
+    // First run: the window takes most of the screen; later runs restore the saved geometry. The
+    // welcome page shows first, without docks (they are empty until a sequence is open);
+    // showEditor() brings out the current workspace's.
+    if (!restoreGeometry(QSettings().value(QStringLiteral("window/geometry")).toByteArray())) fitToScreen();
     for (QDockWidget* d : findChildren<QDockWidget*>()) d->hide();
     updateStatus();
     QTimer::singleShot(0, this, &MainWindow::keepInsideScreen);  // a geometry saved on a larger screen
@@ -168,28 +164,6 @@ void MainWindow::addDocks(const QList<Dock>& docks) {
     }
 }
 
-void MainWindow::arrangeDefaultDocks() {
-    // Docks that are used one at a time share a place as tabs, so the default layout fits a
-    // 1366x768 laptop screen and the editor keeps most of the window: model manager | project on
-    // the left, generation | base inspector on the right, designs | design tracks | mutagenesis
-    // below with the run log beside them. A dock comes forward when it gets something to show
-    // (bringForward). A saved layout replaces this one.
-    const auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
-    tabifyDockWidget(dock("modelDock"), dock("projectDock"));
-    tabifyDockWidget(dock("generationDock"), dock("inspectorDock"));
-    tabifyDockWidget(dock("designsDock"), dock("designTracksDock"));
-    tabifyDockWidget(dock("designsDock"), dock("mutagenesisDock"));
-    tabifyDockWidget(dock("designsDock"), dock("vepDock"));
-    tabifyDockWidget(dock("runLogDock"), dock("logoDock"));
-    resizeDocks({dock("modelDock"), dock("generationDock")}, {300, 360}, Qt::Horizontal);
-    resizeDocks({dock("designsDock"), dock("runLogDock")}, {900, 380}, Qt::Horizontal);
-}
-
-void MainWindow::showDefaultDocks() {
-    for (QDockWidget* d : findChildren<QDockWidget*>()) d->show();
-    for (const char* front : {"modelDock", "generationDock", "designsDock", "runLogDock"}) findChild<QDockWidget*>(QLatin1String(front))->raise();
-}
-
 void MainWindow::bringForward(const QString& dockName) {
     if (isWelcomeShown()) {  // the docks come back with the editor (showEditor)
         if (!forwardWithEditor_.contains(dockName)) forwardWithEditor_.append(dockName);
@@ -208,6 +182,10 @@ void MainWindow::fitToScreen() {
     // 94% of each side (88% of the area) leaves room for the window frame on every desktop.
     const QSize size(avail.width() * 94 / 100, avail.height() * 94 / 100);
     setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, avail));
+    // A laptop screen: every pixel for the editor and its docks (unmaximized, the size above).
+    // Not on the offscreen platform, whose sizes are the tests' own.
+    if ((avail.width() < 1600 || avail.height() < 900) && QGuiApplication::platformName() != QLatin1String("offscreen"))
+        setWindowState(windowState() | Qt::WindowMaximized);
 }
 
 void MainWindow::createMenus() {
@@ -243,6 +221,8 @@ void MainWindow::createMenus() {
     analysis_->addViewActions(view);
     specificity_->addViewActions(view);
     view->addSeparator();
+    workspaces_->addViewActions(view);
+    view->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
 
     generation_->addGenerateActions(menuBar()->addMenu(tr("&Generate")));
@@ -268,10 +248,8 @@ void MainWindow::createMenus() {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     project_->flushAutosave();
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    // The editor's layout, also when the welcome page (which hides the docks) is shown.
-    settings.setValue(QStringLiteral("window/state"), isWelcomeShown() ? editorLayout_ : saveState());
+    QSettings().setValue(QStringLiteral("window/geometry"), saveGeometry());
+    workspaces_->keep();  // the docks as the user left them (kept already when the welcome page shows)
     QMainWindow::closeEvent(event);
 }
 
@@ -284,16 +262,14 @@ void MainWindow::restoreSession() {
 
 void MainWindow::showWelcome() {
     if (isWelcomeShown()) return;
-    editorLayout_ = saveState();  // brought back by showEditor()
-    for (QDockWidget* d : findChildren<QDockWidget*>()) d->hide();
+    workspaces_->hideAll();  // brought back by showEditor()
     centre_->setCurrentWidget(welcomeScroll_);
 }
 
 void MainWindow::showEditor() {
     if (centre_->currentWidget() == editor_) return;
     centre_->setCurrentWidget(editor_);
-    if (editorLayout_.isEmpty()) showDefaultDocks();
-    else restoreState(editorLayout_);
+    workspaces_->show();
     for (const QString& name : std::exchange(forwardWithEditor_, {})) bringForward(name);
     editor_->setFocus();
     // Docks that come back with their sizes can widen the window past the screen: once the

@@ -36,6 +36,7 @@ class SpecificityController;
 class VepController;
 class WelcomePage;
 class WindowServices;
+class Workspaces;
 struct Dock;
 
 class MainWindow : public QMainWindow {
@@ -58,6 +59,7 @@ public:
     SpecificityController* specificity() const { return specificity_; }
     WelcomePage* welcomePage() const { return welcome_; }
     MessageBar* messageBar() const { return messageBar_; }
+    Workspaces* workspaces() const { return workspaces_; }
     bool isWelcomeShown() const;
     // The answer the next file dialog gives instead of asking (scripted use and tests).
     void setNextFileAnswer(const QString& path);
@@ -79,8 +81,6 @@ protected:
 
 private:
     void addDocks(const QList<Dock>& docks);
-    void arrangeDefaultDocks();
-    void showDefaultDocks();  // every dock open, the default tabs in front
     void bringForward(const QString& dockName);  // shows the dock and raises its tab
     void fitToScreen();  // first run: most of the screen's available area, centred
     void keepInsideScreen();  // the window and its frame within the screen's available area
@@ -94,6 +94,7 @@ private:
     SequenceEditor* editor_;
     RunLog* runLog_;
     WindowServices* services_;
+    Workspaces* workspaces_;
     QStackedWidget* centre_;
     MessageBar* messageBar_;
     QScrollArea* welcomeScroll_;  // holds welcome_; the centre shows it or the editor
@@ -110,7 +111,6 @@ private:
     MotifController* motifs_;
     LogoController* logo_;
     SpecificityController* specificity_;
-    QByteArray editorLayout_;  // saveState() of the docks beside the editor, kept while the welcome page hides them; empty: the default
     QStringList forwardWithEditor_;  // docks to bring forward when the editor (and its docks) comes back
 };
 

@@ -6,7 +6,8 @@ xdotool through the README's five-minute tour:
   2. Open the sample project (Alt+S on the welcome page): the title names its first sequence, the
      project file holds its three sequences, and the editor with its docks still fits the screen;
   3. Load a model: File > Open Model Folder (Ctrl+M), its path typed into the dialog;
-  4. Design: Run (F5): the project holds a finished run of the model with its designs;
+  4. Design: Run (F5): the project holds a finished run of the model with its designs; the
+     other workspaces (Ctrl+2 Compare Variants, Ctrl+3 Analyse) and back (Ctrl+1);
   5. Export: Ctrl+E, a path typed into the dialog: the FASTA holds every design of the run;
   6. Quit and start again on the project file: the model comes back, and F5 makes a second run.
 Each step's state is read back (the window's title, the project file, the exported file) and a
@@ -174,6 +175,14 @@ def tour(c, studio, model, width, height, out):
         inside("after the run")
         if not ok:
             return
+
+        # 4b. The other workspaces (View > Workspace, Ctrl+2, Ctrl+3) and back to Design (Ctrl+1).
+        for key, name in (("ctrl+2", "compare-variants"), ("ctrl+3", "analyse"), ("ctrl+1", None)):
+            d.keys(win, key)
+            time.sleep(1)
+            if name:
+                d.shot(os.path.join(out, f"4-workspace-{name}.png"))
+                inside(f"the {name} workspace")
 
         # 5. The designs exported as FASTA (Ctrl+E), the path typed into the dialog.
         exported = os.path.join(home, "designs.fa")

@@ -77,6 +77,7 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     auto* outer = new QVBoxLayout(this);
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // a narrow dock puts labels above their fields rather than scroll sideways
     models_ = new QLabel(this);
     models_->setWordWrap(true);
     models_->setAccessibleName(tr("Target and draft models"));
@@ -166,10 +167,8 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     newSeed_ = new QCheckBox(tr("new each run"), this);
     newSeed_->setChecked(true);
     newSeed_->setToolTip(tr("Draw a new seed at every Run; untick to repeat a run with the seed shown"));
-    auto* seedRow = new QHBoxLayout;
-    seedRow->addWidget(seed_, 1);
-    seedRow->addWidget(newSeed_);
-    form->addRow(tr("&Seed:"), seedRow);
+    form->addRow(tr("&Seed:"), seed_);
+    form->addRow(QString(), newSeed_);
 
     maxHomopolymer_ = new QSpinBox(this);
     maxHomopolymer_->setRange(0, 1000);
@@ -204,9 +203,9 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     requiredTo_ = new QSpinBox(this);
     for (QSpinBox* sp : {requiredFrom_, requiredTo_}) {
         sp->setRange(0, 1000000);
-        sp->setSpecialValueText(tr("design end"));
+        sp->setSpecialValueText(tr("end"));
     }
-    requiredFrom_->setSpecialValueText(tr("design start"));
+    requiredFrom_->setSpecialValueText(tr("start"));
     requiredFrom_->setAccessibleName(tr("Required site from design position"));
     requiredTo_->setAccessibleName(tr("Required site to design position"));
     auto* spanRow = new QHBoxLayout;
@@ -215,6 +214,12 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     spanRow->addWidget(requiredTo_);
     form->addRow(tr("Required within:"), spanRow);
     setMotifSet(nullptr);
+    // A combo box is as wide as its longest entry unless told otherwise: the panel fits a dock a
+    // third of a laptop screen wide, the entries elided, the whole text in the popup.
+    for (QComboBox* c : {guidance_, mode_, matrixUse_}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(12);
+    }
     for (const auto& [w, name] : {std::pair<QWidget*, const char*>{tags_, "tags"}, {extraTags_, "extraTags"}, {guidance_, "guidance"},
                                   {guidanceW_, "guidanceWeight"}, {negativeTags_, "negativeTags"}, {length_, "length"},
                                   {count_, "count"}, {mode_, "mode"}, {temperature_, "temperature"}, {topP_, "topP"},

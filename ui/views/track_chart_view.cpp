@@ -24,7 +24,8 @@ TrackChartView::TrackChartView(QWidget* parent) : QChartView(new QChart, parent)
     readout_->setTextFormat(Qt::PlainText);
     readout_->move(8, 4);
     readout_->setAccessibleName(tr("Hover read-out"));
-    setMinimumHeight(160);
+    // Below this a chart's axis labels are elided to "…": the dock it is in tabs or scrolls instead.
+    setMinimumSize(260, 160);
 }
 
 int TrackChartView::seriesCount() const { return int(chart()->series().size()); }

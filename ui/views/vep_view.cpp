@@ -63,7 +63,7 @@ VepView::VepView(QWidget* parent) : QWidget(parent) {
     chart_ = new QChartView(new QChart);
     chart_->setRenderHint(QPainter::Antialiasing);
     chart_->chart()->legend()->setVisible(false);
-    chart_->setMinimumHeight(140);
+    chart_->setMinimumSize(260, 140);  // axis labels readable, never "…"
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(table_);
