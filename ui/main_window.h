@@ -60,6 +60,7 @@ public:
     WelcomePage* welcomePage() const { return welcome_; }
     MessageBar* messageBar() const { return messageBar_; }
     Workspaces* workspaces() const { return workspaces_; }
+    WindowServices* services() const { return services_; }
     bool isWelcomeShown() const;
     // The answer the next file dialog gives instead of asking (scripted use and tests).
     void setNextFileAnswer(const QString& path);

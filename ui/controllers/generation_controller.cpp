@@ -18,6 +18,7 @@
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
 #include "views/generation_panel.h"
+#include "views/message_bar.h"
 #include "views/project_browser.h"
 #include "views/run_log.h"
 #include "views/sequence_editor.h"
@@ -31,6 +32,8 @@ GenerationController::GenerationController(SequenceDocument* doc, SequenceEditor
       services_(services), panel_(new GenerationPanel) {
     dock_ = makeDock(panel_, tr("Generation"), "generationDock", Qt::RightDockWidgetArea, true);
     EngineWorker* worker = engine_->worker();
+    connect(worker, &EngineWorker::planned, this, &GenerationController::onPlanned);
+    connect(worker, &EngineWorker::confirmationNeeded, this, &GenerationController::onConfirmationNeeded);
     connect(worker, &EngineWorker::progress, this, &GenerationController::onProgress);
     connect(worker, &EngineWorker::designReady, this, &GenerationController::onDesign);
     connect(worker, &EngineWorker::generated, this, &GenerationController::onGenerated);
@@ -130,7 +133,35 @@ void GenerationController::runGeneration() {
                                                         .arg(request.count).arg(request.length).arg(left.size()).arg(right.size())
                                                         .arg(request.sampling.seed));
     panel_->saveSettings();  // what the next session starts from
-    engine_->post([id = currentRequest_, request](EngineWorker* w) { w->generate(id, request); });
+    engine_->post([id = currentRequest_, request, ask = confirmAbove_](EngineWorker* w) { w->generate(id, request, ask); });
+}
+
+void GenerationController::onPlanned(quint64 id, double need, double available) {
+    if (id != currentRequest_) return;
+    services_->runLog()->runPlanned(pendingRuns_.value(id).number, need, available);
+}
+
+void GenerationController::onConfirmationNeeded(quint64 id, const DesignRequest& request, double need, double available) {
+    if (id != currentRequest_ || !running_) return;  // replaced or cancelled while it was planned
+    const quint64 number = pendingRuns_.value(id).number;
+    const QString plan = memoryPlanText(need, available);
+    const bool yes = services_->confirm(
+        tr("Run %1 takes much memory").arg(number),
+        tr("Run %1 (%2 design(s) of %3 bp): %4.\n\nThe computer may slow down while it runs, and other programs may run "
+           "short of memory. Start it, or cancel and ask for fewer or shorter designs?")
+            .arg(number).arg(request.count).arg(request.length).arg(plan),
+        tr("Start Run"));
+    if (id != currentRequest_ || !running_) return;
+    if (!yes) {
+        pendingRuns_.remove(id);
+        running_ = false;
+        panel_->setRunning(false);
+        const QString text = tr("Run %1 not started: %2, and you chose not to start it.").arg(number).arg(plan);
+        panel_->setMessage(text);
+        services_->note(text);
+        return;
+    }
+    engine_->post([id, request](EngineWorker* w) { w->generate(id, request, 2.0); });  // confirmed: whatever it takes that fits
 }
 
 void GenerationController::cancelGeneration() {
@@ -207,6 +238,9 @@ void GenerationController::onFailed(quint64 id, const QString& error) {
     panel_->setRunning(false);
     panel_->setMessage(error, true);
     services_->runLog()->runFailed(number, error);
+    // Where the user looks: F5 works from anywhere, so the panel is brought forward and the bar says it too.
+    services_->raiseDock(QStringLiteral("generationDock"));
+    services_->messageBar()->showError(tr("Run %1: %2").arg(number).arg(error));
 }
 
 void GenerationController::onRunStored(quint64 number, const carbon::storage::Run& run,

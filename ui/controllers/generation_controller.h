@@ -3,7 +3,9 @@
 // else the end of the sequence) and its context from the document and sends the request to the
 // engine thread, where the generation run is the one carbon-cli generate runs (runs::
 // run_generation). Designs stream into the designs table; the finished run comes back once, with
-// every design's per-base track, and is stored in the open project. The latest run wins: a new
+// every design's per-base track, and is stored in the open project. The engine plans the run's
+// memory first: a run that cannot fit is refused, one that takes most of what is free is asked
+// about, and the Run Log says what each run takes. The latest run wins: a new
 // Run cancels the one before. The panel's template follows the pinned motifs inside the design
 // region.
 #pragma once
@@ -48,6 +50,9 @@ public:
     // last run's), or, without a project, the next of this session's runs.
     qint64 nextRunNumber() const { return nextRunNumber_; }
     double lastRunBasesPerSecond() const { return lastRunBps_; }
+    // A run whose caches take more than this fraction of the memory available is confirmed first
+    // (the question says both numbers); one that does not fit at all is refused. Default 0.5.
+    void setConfirmAbove(double fraction) { confirmAbove_ = fraction; }
 
 public slots:
     void runGeneration();
@@ -58,6 +63,8 @@ signals:
     void lastRunRateChanged();
 
 private:
+    void onPlanned(quint64 id, double need, double available);
+    void onConfirmationNeeded(quint64 id, const carbon::DesignRequest& request, double need, double available);
     void onProgress(quint64 id, qint64 done, qint64 total, double bps);
     void onDesign(quint64 id, const carbon::Design& design);
     void onGenerated(quint64 id, const GenerationRunPtr& run);
@@ -86,6 +93,7 @@ private:
     int designsThisRun_ = 0;
     bool runConstraintsActive_ = false;
     double lastRunBps_ = 0;
+    double confirmAbove_ = 0.5;
     QHash<quint64, RunToStore> pendingRuns_;  // by request: runs in flight, their number and where their designs go
     QByteArray pinnedMask_;  // design-region positions fixed by pinned motifs at the last sync
 };

@@ -4,6 +4,8 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <utility>
@@ -47,6 +49,15 @@ QString WindowServices::chooseFile(bool save, const QString& title, const QStrin
                     : QFileDialog::getOpenFileName(window_, title, startFolder(), filter);
     if (!path.isEmpty()) QSettings().setValue(QLatin1String(kLastFolderKey), QFileInfo(path).absolutePath());
     return path;
+}
+
+bool WindowServices::confirm(const QString& title, const QString& text, const QString& accept) {
+    if (nextConfirmAnswer_ >= 0) return std::exchange(nextConfirmAnswer_, -1) == 1;
+    QMessageBox box(QMessageBox::Question, title, text, QMessageBox::Cancel, window_);
+    QPushButton* yes = box.addButton(accept, QMessageBox::AcceptRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == yes;
 }
 
 }  // namespace carbon::ui

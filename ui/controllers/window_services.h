@@ -1,7 +1,8 @@
 // What every controller asks of the window around it, without knowing the window: a line in the
 // status bar, a line in the Run Log (or both: report), a dock brought forward, a file chosen, a
-// parent for dialogs. MainWindow answers the signals; the file chooser is here, so a script or a
-// test can answer the next dialog instead of a person (setNextFileAnswer).
+// parent for dialogs, a question answered. MainWindow answers the signals; the file chooser and the
+// question are here, so a script or a test can answer the next dialog instead of a person
+// (setNextFileAnswer, setNextConfirmAnswer).
 #pragma once
 
 #include <QObject>
@@ -45,6 +46,11 @@ public:
     // setNextFileAnswer; "" when cancelled. The folder of the file chosen is remembered (QSettings).
     QString chooseFile(bool save, const QString& title, const QString& filter);
     void setNextFileAnswer(const QString& path) { nextFileAnswer_ = path; }
+    // A question before an action that costs much (a run that takes most of the free memory):
+    // a dialog with `accept` and Cancel (Cancel the default), or the answer set by
+    // setNextConfirmAnswer. True when the user accepted.
+    bool confirm(const QString& title, const QString& text, const QString& accept);
+    void setNextConfirmAnswer(bool yes) { nextConfirmAnswer_ = yes ? 1 : 0; }
     // The open project's folder, where dialogs start when no file was chosen yet.
     void setStartFolder(const QString& folder) { startFolder_ = folder; }
     // Where the next file dialog opens: the folder of the last file chosen (this session or one
@@ -62,6 +68,7 @@ private:
     RunLog* log_;
     MessageBar* bar_;
     QString nextFileAnswer_, startFolder_;
+    int nextConfirmAnswer_ = -1;  // -1: ask
 };
 
 }  // namespace carbon::ui

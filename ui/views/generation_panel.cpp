@@ -438,6 +438,8 @@ void GenerationPanel::setMessage(const QString& text, bool error) {
     rate_->setText(text);
 }
 
+QString GenerationPanel::message() const { return rate_->text(); }
+
 void GenerationPanel::setModels(const QString& target, const QString& draft) {
     auto name = [](const QString& dir) { return QFileInfo(dir).fileName().isEmpty() ? dir : QFileInfo(dir).fileName(); };
     models_->setText(target.isEmpty() ? tr("no target loaded (Model panel)")

@@ -49,6 +49,7 @@ public:
     static QStringList offeredTags();
 
     // Direct access for tests and the generation controller.
+    QString message() const;  // the line under the progress bar
     QLineEdit* templateEdit() const { return template_; }
     QSpinBox* lengthSpin() const { return length_; }
     QSpinBox* countSpin() const { return count_; }

@@ -2,6 +2,9 @@
 #include "run_log.h"
 
 #include <QDateTime>
+#include <cstdint>
+
+#include "carbon/support/host_memory.h"
 
 namespace carbon::ui {
 
@@ -21,6 +24,16 @@ void RunLog::runStarted(quint64 id, const QString& settings) {
     nextMilestone_ = 25;
     lastBps_ = 0;
     log(tr("Run %1 started: %2").arg(id).arg(settings));
+}
+
+QString memoryPlanText(double need, double available) {
+    const QString n = QString::fromStdString(human_bytes(need));
+    if (available >= double(SIZE_MAX)) return RunLog::tr("its caches take about %1 of memory").arg(n);
+    return RunLog::tr("its caches take about %1 of the %2 of memory available").arg(n, QString::fromStdString(human_bytes(available)));
+}
+
+void RunLog::runPlanned(quint64 id, double need, double available) {
+    log(tr("Run %1: %2").arg(id).arg(memoryPlanText(need, available)));
 }
 
 void RunLog::runProgress(quint64 id, qint64 done, qint64 total, double bps) {

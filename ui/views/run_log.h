@@ -1,5 +1,5 @@
 // RunLog: the read-only "Run Log" dock text; one timestamped line per run start (settings),
-// progress milestone (every 25 %), finish (designs, bp/s, notices) and error.
+// memory plan, progress milestone (every 25 %), finish (designs, bp/s, notices) and error.
 #pragma once
 
 #include <QPlainTextEdit>
@@ -12,6 +12,8 @@ public:
     explicit RunLog(QWidget* parent = nullptr);
 
     void runStarted(quint64 id, const QString& settings);
+    // The run's memory plan as it starts (bytes its caches need, bytes available).
+    void runPlanned(quint64 id, double need, double available);
     // Logs only when the run crosses the next 25 % milestone.
     void runProgress(quint64 id, qint64 done, qint64 total, double bps);
     void runFinished(quint64 id, bool cancelled, int designs, const QStringList& notices);
@@ -24,5 +26,9 @@ private:
     int nextMilestone_ = 25;
     double lastBps_ = 0;
 };
+
+// "its caches take about 1.20 GiB of the 20.00 GiB of memory available" (the available part left
+// out when the backend cannot tell).
+QString memoryPlanText(double need, double available);
 
 }  // namespace carbon::ui

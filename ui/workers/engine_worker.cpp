@@ -124,7 +124,12 @@ void EngineWorker::clearDraft() {
     emit draftCleared();
 }
 
-void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& request) {
+void EngineWorker::releaseCachedMemory() {
+    if (model_) model_->backend().release_cached_memory();
+    if (draft_) draft_->backend().release_cached_memory();
+}
+
+void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& request, double askAbove) {
     if (!model_) {
         emit failed(requestId, tr("No model is loaded: open a model folder first."));
         return;
@@ -146,6 +151,18 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
     callbacks.on_design = [&](const Design& d) { emit designReady(requestId, d); };
     runs::GenerationRunOptions options;
     options.draft = draft_.get();  // the defaults of carbon-cli generate --draft
+    GenerationMemory memory;
+    try {
+        memory = runs::generation_run_memory(*model_, request, options);
+    } catch (const std::exception& e) {
+        emit failed(requestId, QString::fromStdString(e.what()));
+        return;
+    }
+    if (!memory.fits()) return emit failed(requestId, QString::fromStdString(memory_refusal(memory)));
+    if (memory.need > askAbove * double(memory.available))
+        return emit confirmationNeeded(requestId, request, memory.need, double(memory.available));
+    emit planned(requestId, memory.need, double(memory.available));
+    bool completed = false;
     try {
         auto run = std::make_shared<const runs::GenerationRun>(runs::run_generation(
             *model_, request, options, callbacks, [](size_t, size_t) { return !QThread::currentThread()->isInterruptionRequested(); }));
@@ -169,11 +186,16 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
             if (ss.disabled) line += tr("; switched off during the run: %1").arg(QString::fromStdString(ss.disabled_reason));
             notices << line;
         }
+        completed = !r.cancelled;
         if (!r.cancelled && !r.designs.empty()) emit generated(requestId, run);
         emit finished(requestId, r.cancelled, notices);
     } catch (const std::exception& e) {
         emit failed(requestId, QString::fromStdString(e.what()));
     }
+    // What a run leaves in the backends' reuse pools is given back after it when it was large, or
+    // stopped part-way (a cancelled run's caches are the largest a user is surprised to keep).
+    constexpr double kKeepBelow = 256.0 * 1024 * 1024;
+    if (!completed || memory.need > kKeepBelow) releaseCachedMemory();
 }
 
 }  // namespace carbon::ui

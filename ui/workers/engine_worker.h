@@ -66,9 +66,14 @@ public slots:
     void loadDraft(const QString& dir);
     void clearDraft();
     // A generation run (runs::run_generation: the same as carbon-cli generate, the paired draft
-    // included): designReady for each design, then, for a run with designs that was not cancelled,
-    // generated() with the designs and their per-base tracks (read in their place), then finished().
-    void generate(quint64 requestId, const carbon::DesignRequest& request);
+    // included). First its memory plan (runs::generation_run_memory): a run that does not fit is
+    // refused (failed() with what it needs and what is available); one that needs more than
+    // `askAbove` of the memory available is not started but sent back (confirmationNeeded) for the
+    // user to confirm; else planned(), designReady for each design, then, for a run with designs
+    // that was not cancelled, generated() with the designs and their per-base tracks (read in
+    // their place), then finished(). After a large run, a cancelled or a failed one, the backends
+    // give back what they keep for reuse (Backend::release_cached_memory).
+    void generate(quint64 requestId, const carbon::DesignRequest& request, double askAbove = 1.0);
     // Analysis (engine_worker_analysis.cpp). Rescoring keeps an IncrementalScorer, so an edit
     // recomputes only from the first changed 6-mer.
     void rescore(quint64 requestId, const QByteArray& bases);
@@ -89,6 +94,9 @@ signals:
     void draftLoaded(const carbon::ui::ModelSummary& summary);
     void draftFailed(const QString& dir, const QString& error);
     void draftCleared();
+    // The run's memory plan, as it starts: bytes its caches need and bytes the backend had available.
+    void planned(quint64 requestId, double needBytes, double availableBytes);
+    void confirmationNeeded(quint64 requestId, const carbon::DesignRequest& request, double needBytes, double availableBytes);
     void progress(quint64 requestId, qint64 basesDone, qint64 basesTotal, double basesPerSecond);
     void designReady(quint64 requestId, const carbon::Design& design);
     void generated(quint64 requestId, const carbon::ui::GenerationRunPtr& run);
@@ -111,6 +119,7 @@ private:
     bool isAnalysisCancelled(quint64 id, bool isRescore);
 
     ModelSummary summarize(const QString& dir, carbon::Model& model) const;
+    void releaseCachedMemory();
 
     carbon::BackendKind backend_ = carbon::BackendKind::Auto;
     std::unique_ptr<carbon::Model> model_;

@@ -121,6 +121,11 @@ public:
     // Bytes this backend can still allocate for caches and workspace (host memory for the CPU
     // backend, device memory for a GPU's), for memory plans made before a request starts.
     virtual size_t memory_available() const;
+    // Gives back what the backend keeps for reuse between requests (freed KV blocks or pages,
+    // per-step buffers grown for the largest batch seen), between requests: after a large run or
+    // a cancelled one, the memory returns to the system (or the device). Sequences still held
+    // stay valid; the next request grows the buffers again.
+    virtual void release_cached_memory() {}
 };
 
 // Every backend calls this on its output: a non-finite logit (damaged weights, a config whose

@@ -12,6 +12,7 @@
 #include "carbon/backend.h"
 #include "carbon/loader/rope.h"
 #include "carbon/model_catalog.h"
+#include "carbon/support/host_memory.h"
 #include "carbon/support/thread_pool.h"
 #include "cpu_matmul_paths.h"
 #include "cpu_ops.h"
@@ -97,6 +98,16 @@ public:
         SeqId id = next_id_++;
         seqs_.emplace(id, SequenceCache{});
         return id;
+    }
+    void release_cached_memory() override {
+        spare_.clear();
+        spare_.shrink_to_fit();
+        for (std::vector<float>* v : {&x_, &xn_, &q_, &k_, &v_, &att_, &gate_, &up_, &cos_, &sin_}) {
+            v->clear();
+            v->shrink_to_fit();
+        }
+        workspace_bytes_ = 0;
+        return_free_heap();
     }
     void free_sequence(SeqId seq) override {
         auto it = seqs_.find(seq);

@@ -437,6 +437,42 @@ GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::
 
 }  // namespace detail
 
+namespace {
+
+GenerationMemory plan_memory(Backend& backend, const Plan& plan, const DesignRequest& request, const SpeculativeConfig* speculative) {
+    const size_t tokens = plan.prompt.size() + plan.n_tokens + (plan.flank.size() + 11) / 6 + 1;
+    const bool drafting = speculative && speculative->draft;
+    const size_t per_token = backend.memory_plan().kv_per_token * (request.guidance.active() ? 2 : 1) +
+                             (drafting ? speculative->draft->memory_plan().kv_per_token : 0);
+    // A row of 4,096 logits per design and step; guidance also keeps both streams' 4,096
+    // probabilities for each step a design can step back to.
+    const double per_design_rows = 8.0 * 4096 * sizeof(float) +
+                                   (request.guidance.active() ? 2.0 * double(detail::kHistoryDepth) * 4096 * sizeof(float) : 0);
+    GenerationMemory m;
+    m.need = double(request.count) * (double(tokens) * double(per_token) + per_design_rows);
+    m.available = backend.memory_available();
+    m.designs = request.count;
+    m.design_bases = plan.design_len;
+    m.context_bases = plan.head.size() + plan.tail_len;
+    m.flank_bases = plan.flank.size();
+    return m;
+}
+
+}  // namespace
+
+GenerationMemory generation_memory(Backend& backend, const Tokenizer& tokenizer, const DesignRequest& request,
+                                   const SpeculativeConfig* speculative) {
+    std::vector<std::string> notices;
+    return plan_memory(backend, make_plan(tokenizer, request, notices), request, speculative);
+}
+
+std::string memory_refusal(const GenerationMemory& m) {
+    return std::to_string(m.designs) + " design(s) of " + std::to_string(m.design_bases) + " bp after " +
+           std::to_string(m.context_bases) + " bp of context need about " + human_bytes(m.need) +
+           " of memory for their caches, but " + human_bytes(double(m.available)) +
+           " is available: ask for fewer designs at once, or shorter ones";
+}
+
 GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, const DesignRequest& request,
                                   const GenerationCallbacks& callbacks, const SpeculativeConfig* speculative) {
     std::vector<std::string> notices;
@@ -451,21 +487,9 @@ GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, 
         if (dt->encode_prompt(request.tags, plan.head, false).ids != plan.prompt)
             throw Error("the draft model's tokenizer encodes the prompt (metadata tags) differently from the target's");
     }
-    // The memory plan, before any work: every design's KV cache (prompt, design, flank and
-    // </dna>), on the target and the draft, plus a row of 4,096 logits per design and step.
-    const size_t tokens = plan.prompt.size() + plan.n_tokens + (plan.flank.size() + 11) / 6 + 1;
     const bool drafting = speculative && speculative->draft;
-    const size_t per_token = backend.memory_plan().kv_per_token * (request.guidance.active() ? 2 : 1) +
-                             (drafting ? speculative->draft->memory_plan().kv_per_token : 0);
-    // Guidance also keeps both streams' 4,096 probabilities for each step a design can step back to.
-    const double per_design_rows = 8.0 * 4096 * sizeof(float) + (request.guidance.active() ? 2.0 * double(detail::kHistoryDepth) * 4096 * sizeof(float) : 0);
-    const double need = double(request.count) * (double(tokens) * double(per_token) + per_design_rows);
-    const size_t have = backend.memory_available();
-    if (need > double(have))
-        throw Error(std::to_string(request.count) + " design(s) of " + std::to_string(plan.design_len) + " bp after " +
-                    std::to_string(plan.head.size() + plan.tail_len) + " bp of context need about " + human_bytes(need) +
-                    " of memory for their caches, but " + human_bytes(double(have)) +
-                    " is available: ask for fewer designs at once, or shorter ones");
+    const GenerationMemory memory = plan_memory(backend, plan, request, speculative);
+    if (!memory.fits()) throw Error(memory_refusal(memory));
     // Identity verification gives the target's own designs only if a token's logits do not depend on
     // the batch or the verification pass around it: asked of the backend, not assumed.
     const bool identity = drafting && !(speculative->verify == SpeculativeVerify::Distribution &&

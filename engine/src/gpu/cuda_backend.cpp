@@ -409,6 +409,18 @@ void CudaBackend::replay_step(const Step& s) {
     ++graph_replays_;
 }
 
+void CudaBackend::release_cached_memory() {
+    dev_->stream_synchronize(stream_);  // nothing queued still reads the buffers
+    drop_graphs();                      // recorded with the buffers' addresses
+    for (DeviceMemory* m : {&tables_, &h_, &xn_, &xg_, &q_, &k_, &v_, &qc_, &att_, &gate_, &up_, &ao_, &attn_ws_, &bad_ids_,
+                            &sel_, &logits_, &fns_in_, &fns_out_})
+        m->release();
+    for (PinnedMemory* m : {&tables_host_, &logits_host_, &bad_ids_host_, &fns_in_host_, &fns_out_host_}) m->release();
+    rows_capacity_ = 0;
+    workspace_bytes_ = gemv_ws_.bytes();  // kept: sized once for the model's matrices
+    kv_->release_if_unused();
+}
+
 void CudaBackend::drop_graphs() {
     for (auto& g : graphs_by_key_) dev_->destroy_graph(g.second);
     graphs_by_key_.clear();

@@ -124,6 +124,7 @@ public:
     std::size_t graph_captures() const { return graph_captures_; }
     std::size_t graph_replays() const { return graph_replays_; }
     std::size_t memory_available() const override { return dev_->memory_info().free; }
+    void release_cached_memory() override;
 
 private:
     Sequence& sequence(SeqId seq) {

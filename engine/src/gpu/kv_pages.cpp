@@ -44,6 +44,15 @@ int KvPages::take(Stream stream) {
     return page;
 }
 
+bool KvPages::release_if_unused() {
+    if (capacity_ == 0 || int(free_.size()) != capacity_) return false;
+    pool_.release();
+    free_.clear();
+    free_.shrink_to_fit();
+    capacity_ = 0;
+    return true;
+}
+
 void KvPages::copy(int dst, int src, Stream stream) {
     auto* base = static_cast<unsigned char*>(pool_.get());
     device_.copy_on_device(base + std::size_t(dst) * page_bytes(), base + std::size_t(src) * page_bytes(), page_bytes(), stream);

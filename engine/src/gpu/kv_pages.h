@@ -21,6 +21,9 @@ public:
     // Throws carbon::Error with the sizes when the device cannot hold a larger pool.
     int take(Stream stream);
     void give_back(int page) { free_.push_back(page); }
+    // The pool freed when no page is in use (it grows again from its first size on demand); the
+    // caller has synchronized. Returns whether it was freed.
+    bool release_if_unused();
     // Copies page `src` to page `dst` (every layer) on `stream`.
     void copy(int dst, int src, Stream stream);
 

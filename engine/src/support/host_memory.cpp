@@ -1,7 +1,11 @@
-// available_host_memory: /proc/meminfo and RLIMIT_AS (see host_memory.h).
+// available_host_memory: /proc/meminfo and RLIMIT_AS; resident memory; the heap given back (see host_memory.h).
 #include "carbon/support/host_memory.h"
 
 #include <sys/resource.h>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -39,6 +43,14 @@ size_t available_host_memory() {
         avail = std::min(avail, size_t(lim.rlim_cur) > used ? size_t(lim.rlim_cur) - used : size_t(0));
     }
     return avail;
+}
+
+size_t resident_host_memory() { return proc_kb("/proc/self/status", "VmRSS:"); }
+
+void return_free_heap() {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
 }
 
 std::string human_bytes(double b) {

@@ -39,13 +39,27 @@ std::vector<std::vector<BaseScore>> score_designs_in_place(Model& model, const D
     return tracks;
 }
 
+namespace {
+
+// The engine's one rule fits the context first, so that the run stores and scores what the model read.
+std::vector<std::string> fit_to_model(Model& model, DesignRequest& request) {
+    request.context_tokens = size_t(model.config().max_position_embeddings);
+    return fit_to_context(model.tokenizer(), request);
+}
+
+}  // namespace
+
+GenerationMemory generation_run_memory(Model& model, DesignRequest request, const GenerationRunOptions& options) {
+    fit_to_model(model, request);
+    SpeculativeConfig spec;
+    if (options.draft) spec = speculative_config(*options.draft, options.draft_options);
+    return generation_memory(model.backend(), model.tokenizer(), request, options.draft ? &spec : nullptr);
+}
+
 GenerationRun run_generation(Model& model, DesignRequest request, const GenerationRunOptions& options,
                              const GenerationCallbacks& callbacks, const ScoreProgress& scoring) {
     GenerationRun run;
-    // The engine's one rule fits the context first, so that the run stores and scores what the
-    // model read.
-    request.context_tokens = size_t(model.config().max_position_embeddings);
-    std::vector<std::string> fitted = fit_to_context(model.tokenizer(), request);
+    std::vector<std::string> fitted = fit_to_model(model, request);
     run.model_dir = model.checkpoint().dir();
     run.backend = model.backend().describe();
     SpeculativeConfig spec;

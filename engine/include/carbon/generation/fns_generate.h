@@ -204,4 +204,22 @@ GenerationResult generate_designs(Backend& backend, const Tokenizer& tokenizer, 
                                   const GenerationCallbacks& callbacks = {},
                                   const SpeculativeConfig* speculative = nullptr);
 
+// The memory plan of a request, made before any work: every design's KV cache (prompt, design,
+// flank and </dna>) on the target and the draft, plus the rows each design keeps per step; and what
+// the backend can still allocate. generate_designs refuses a request that needs more than is
+// available (Error with both numbers, memory_refusal); a caller may ask first, to show the estimate
+// or have a large run confirmed. Validates the request as generate_designs does.
+struct GenerationMemory {
+    double need = 0;       // bytes
+    size_t available = 0;  // bytes (SIZE_MAX when unknown)
+    size_t designs = 0, design_bases = 0;  // the request as planned
+    size_t context_bases = 0, flank_bases = 0;  // the left context and right flank, as fitted to the model
+    bool fits() const { return need <= double(available); }
+};
+GenerationMemory generation_memory(Backend& backend, const Tokenizer& tokenizer, const DesignRequest& request,
+                                   const SpeculativeConfig* speculative = nullptr);
+// The message a request that does not fit is refused with: what it needs, what is available, and
+// what to do.
+std::string memory_refusal(const GenerationMemory& memory);
+
 }  // namespace carbon

@@ -53,6 +53,11 @@ struct GenerationRun {
 GenerationRun run_generation(Model& model, DesignRequest request, const GenerationRunOptions& options,
                              const GenerationCallbacks& callbacks = {}, const ScoreProgress& scoring = {});
 
+// The memory `request` would take as run_generation runs it on `model` (the context fitted the same
+// way, the draft of `options` included), and what the backend has available: the window shows it
+// and asks before a run that takes most of what is left. Errors as generate_designs, before any work.
+GenerationMemory generation_run_memory(Model& model, DesignRequest request, const GenerationRunOptions& options);
+
 // Per-base scores of designs read in their place: [tags]<dna>left context + design + right
 // flank</dna>, cut to each design's own bases. A design whose track did not come back (a stopped
 // pass) gets an empty one.
