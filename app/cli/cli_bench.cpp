@@ -1,10 +1,12 @@
 // carbon-cli bench: prefill and decode throughput of the engine on one checkpoint, at several
-// batch sizes, with peak memory. The transformers peer (tests/bench/bench_transformers.py) reads
+// batch sizes, with peak memory; --workload generate|score|speculative times those paths
+// (cli_bench_workloads.cpp). The transformers peer (tests/bench/bench_transformers.py) reads
 // the prompts this writes to --json, so both run the same token ids.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -15,6 +17,7 @@
 #include "carbon/support/output_file.h"
 #include "carbon/support/thread_pool.h"
 #include "cli_args.h"
+#include "cli_bench.h"
 #include "cli_common.h"
 #include "commands.h"
 
@@ -48,30 +51,84 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+void write_report(const Args& a, const nlohmann::json& report) {
+    if (auto path = a.get("json")) {
+        OutputFile f(*path);
+        f.stream() << report.dump(1) << "\n";
+        f.commit();
+    }
+}
+
 }  // namespace
 
-const char* kBenchUsage = R"(usage: carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N]
-             [--batches 1,8] [--repeat N] [--seed S] [--json FILE] [--backend cpu|cuda|auto]
+const char* kBenchUsage = R"(usage: carbon-cli bench --model DIR [--workload forward|generate|score|speculative]
+             [--batches 1,8] [--repeat N] [--seed S] [--json FILE] [--backend cpu|cuda|auto] [--threads N]
              [--cpu-kernels auto|fp32|portable|avx2|avx512|avx512-bf16|amx]
-  Prefill and decode speed of a backend (the CPU's unless --backend says otherwise) at each batch
-  size (tokens/s, bp/s), and the peak memory against the weights' size; on the CPU, also this
-  machine's read bandwidth with the same threads and the batch-1 decode as a share of it. Figures: docs/benchmarks.md (tests/bench/cpu_bench.sh runs it
-  beside transformers).
+             forward:     [--prompt-tokens N] [--decode-tokens N]
+             generate:    [--mode fns,direct] [--length BP] [--temperature T]
+             score:       [--window-bp BP]
+             speculative: --draft DIR [--draft-tokens K] [--length BP]
+  forward (the default): prefill and decode speed of a backend (the CPU's unless --backend says
+  otherwise) at each batch size (tokens/s, bp/s), and the peak memory against the weights' size; on
+  the CPU, also this machine's read bandwidth with the same threads and the batch-1 decode as a
+  share of it. generate: designs of --length bases (default 600) after a 42 bp context, batch =
+  designs per run, each --mode (FNS base by base, direct 6-mer by 6-mer), bp/s. score: base-level
+  scores of batch random windows of --window-bp bases (default 8192, one model window each), bp/s.
+  speculative: greedy FNS designs by the target alone, with --draft (switch-off disabled: the
+  speed-up at the measured acceptance) and with switch-off on (what users get); exits 1 when the
+  designs differ from the target alone's. Each runs the path carbon-cli generate / score runs.
+  Best of --repeat runs (default 3 for forward, 1 otherwise). Figures: docs/benchmarks.md
+  (tests/bench/cpu_bench.sh; the GPU proof, tests/gpu/prove.sh).
 )";
 
 int cmd_bench(const std::vector<std::string>& argv) {
     if (wants_help(argv, kBenchUsage)) return 0;
     using json = nlohmann::json;
-    Args a(argv, {"model", "threads", "prompt-tokens", "decode-tokens", "batches", "repeat", "json", "seed", "backend", "cpu-kernels"}, {});
+    Args a(argv,
+           {"model", "threads", "prompt-tokens", "decode-tokens", "batches", "repeat", "json", "seed", "backend", "cpu-kernels",
+            "workload", "mode", "length", "temperature", "window-bp", "draft", "draft-tokens"},
+           {});
+    const std::string workload = a.get_or("workload", "forward");
+    if (workload != "forward" && workload != "generate" && workload != "score" && workload != "speculative")
+        throw Error("--workload must be forward, generate, score or speculative, not '" + workload + "'");
+    // Each workload's own options are refused elsewhere, so a typo'd combination never runs silently.
+    const std::map<std::string, std::vector<std::string>> own = {
+        {"forward", {"prompt-tokens", "decode-tokens"}},
+        {"generate", {"mode", "length", "temperature"}},
+        {"score", {"window-bp"}},
+        {"speculative", {"draft", "draft-tokens", "length"}}};
+    for (const auto& [w, names] : own)
+        for (const std::string& n : names)
+            if (a.get(n) && std::find(own.at(workload).begin(), own.at(workload).end(), n) == own.at(workload).end())
+                throw Error("--" + n + " is not an option of --workload " + workload);
     ModelOptions mo;
     mo.backend = parse_backend_kind(a.get_or("backend", "cpu"));
     mo.threads = int(a.integer("threads", 0, 0, 1024));
     mo.cpu_kernels = a.get_or("cpu-kernels", "auto");
     const size_t prompt_tokens = size_t(a.integer("prompt-tokens", 128, 1, 1 << 20));
     const size_t decode_tokens = size_t(a.integer("decode-tokens", 32, 1, 1 << 20));
-    const int repeat = int(a.integer("repeat", 3, 1, 100));
+    const int repeat = int(a.integer("repeat", workload == "forward" ? 3 : 1, 1, 100));
     const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 1ll << 62));
     const std::vector<int> batches = parse_list(a.get_or("batches", "1,8"));
+    BenchSettings settings;
+    settings.batches = batches;
+    settings.repeat = repeat;
+    settings.seed = seed;
+    settings.length_bp = size_t(a.integer("length", 600, 1, 1 << 24));
+    settings.temperature = a.number("temperature", 1.0, 0.0, 100.0);
+    settings.window_bp = size_t(a.integer("window-bp", 8192, 6, 1 << 24));
+    settings.draft_tokens = size_t(a.integer("draft-tokens", 4, 1, 64));
+    if (auto modes = a.get("mode")) {
+        settings.modes.clear();
+        std::stringstream ss(*modes);
+        for (std::string part; std::getline(ss, part, ',');) {
+            if (part == "fns") settings.modes.push_back(GenerationMode::Fns);
+            else if (part == "direct") settings.modes.push_back(GenerationMode::Direct);
+            else throw Error("--mode: '" + part + "' is not fns or direct");
+        }
+        if (settings.modes.empty()) throw Error("--mode is empty");
+    }
+    if (workload == "speculative" && !a.get("draft")) throw Error("--workload speculative needs --draft DIR");
 
     const auto t_load = std::chrono::steady_clock::now();
     auto m = Model::load(a.required("model"), mo);
@@ -88,7 +145,23 @@ int cmd_bench(const std::vector<std::string>& argv) {
     report["prompt_tokens"] = prompt_tokens;
     report["decode_tokens"] = decode_tokens;
     report["weights_bytes"] = be.memory_plan().weights;
+    report["workload"] = workload;
     report["runs"] = json::array();
+
+    if (workload != "forward") {
+        bool ok = true;
+        if (workload == "generate") bench_generate(*m, settings, report);
+        if (workload == "score") bench_score(*m, settings, report);
+        if (workload == "speculative") {
+            auto draft = Model::load(*a.get("draft"), mo);
+            report["draft"] = draft->checkpoint().dir().string();
+            report["draft_backend"] = draft->backend().describe();
+            ok = bench_speculative(*m, *draft, settings, report);
+        }
+        write_report(a, report);
+        if (!ok) std::fprintf(stderr, "bench: speculative designs DIFFER from the target alone's\n");
+        return ok ? 0 : 1;
+    }
 
     const int max_batch = *std::max_element(batches.begin(), batches.end());
     // Prompts: <dna> + random 6-mers, one per sequence, the same for every batch size.
@@ -161,11 +234,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
                 std::printf("batch-1 decode at %.0f%% of the read bandwidth\n", 100 * share);
             }
     }
-    if (auto path = a.get("json")) {
-        OutputFile f(*path);
-        f.stream() << report.dump(1) << "\n";
-        f.commit();
-    }
+    write_report(a, report);
     return 0;
 }
 
