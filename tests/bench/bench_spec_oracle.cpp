@@ -12,7 +12,9 @@
 // alone (checked). Reported per alpha: measured acceptance, tokens per target pass, the in-run
 // speed-up (speculative tokens/s over the target's own plain steps/s, from only two plain steps)
 // and the wall-clock ratio against a target-alone run made after a warm-up run (the headline).
-//   bench_spec_oracle TARGET_DIR DRAFT_DIR LENGTH BATCH THREADS ALPHA[,ALPHA...]
+//   bench_spec_oracle TARGET_DIR DRAFT_DIR LENGTH BATCH THREADS ALPHA[,ALPHA...] [BACKEND]
+// BACKEND: cpu (the default), cuda or auto; not cpu loads the CUDA backend plugin beside the program
+// (or $CARBON_CUDA_PLUGIN), as carbon-cli does: the GPU proof (tests/gpu/prove.sh) runs it so.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +23,7 @@
 
 #include "carbon/fns/sampling.h"
 #include "carbon/generation/fns_generate.h"
+#include "carbon/gpu_provider.h"
 #include "carbon/model.h"
 
 using namespace carbon;
@@ -85,13 +88,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 7) {
-        std::fprintf(stderr, "usage: bench_spec_oracle TARGET_DIR DRAFT_DIR LENGTH BATCH THREADS ALPHA[,ALPHA...]\n");
+    if (argc != 7 && argc != 8) {
+        std::fprintf(stderr, "usage: bench_spec_oracle TARGET_DIR DRAFT_DIR LENGTH BATCH THREADS ALPHA[,ALPHA...] [cpu|cuda|auto]\n");
         return 2;
     }
     try {
         ModelOptions mo;
-        mo.backend = BackendKind::Cpu;
+        mo.backend = argc == 8 ? parse_backend_kind(argv[7]) : BackendKind::Cpu;
+        if (mo.backend != BackendKind::Cpu) std::fprintf(stderr, "%s\n", load_gpu_plugin().c_str());
         mo.threads = std::atoi(argv[5]);
         auto target = Model::load(argv[1], mo);
         auto draft = Model::load(argv[2], mo);
