@@ -22,7 +22,8 @@ greedy continuations are reported.
 CARBON_PARITY_BACKEND=cuda (tests/gpu/prove.sh, on a GPU) runs the same comparison through the CUDA
 backend: fp32 checkpoints keep every criterion (fp32 GEMMs); bf16 and f16 checkpoints compute with
 bf16/f16 GEMM inputs there, so they are held to the bf16 bound (bf16) or to 0.05 * (max |logit| + 1)
-against transformers float32 (f16), and their greedy continuations are reported, not required."""
+against transformers float32 (f16), and their greedy continuations are reported, not required.
+CARBON_PARITY_VARIANTS=name,... runs only the named variants."""
 import json
 import os
 import sys
@@ -53,6 +54,14 @@ PROMPT_LEN = 300
 GREEDY = 200
 TOL_F32 = 1e-3
 BACKEND = os.environ.get("CARBON_PARITY_BACKEND", "cpu")
+# CARBON_PARITY_VARIANTS=name,name: only those variants (the GPU proof's dry run, where the CUDA
+# backend runs on the host seam, takes one); an unknown name is an error, never an empty run.
+_only = [v for v in os.environ.get("CARBON_PARITY_VARIANTS", "").split(",") if v]
+_unknown = sorted(set(_only) - {v[0] for v in VARIANTS})
+if _unknown:
+    sys.exit(f"CARBON_PARITY_VARIANTS: no variant named {', '.join(_unknown)} (there are {', '.join(v[0] for v in VARIANTS)})")
+if _only:
+    VARIANTS = [v for v in VARIANTS if v[0] in _only]
 
 
 def prompt_ids(model_dir, seed):
