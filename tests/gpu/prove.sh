@@ -73,7 +73,7 @@ phase_preflight() {
   else
     [ -f "$CARRY/bin/libcarbon-cuda.so" ] || { note "the carry lacks bin/libcarbon-cuda.so"; return 1; }
     command -v nvidia-smi >/dev/null || { note "nvidia-smi not found: no NVIDIA driver here"; return 1; }
-    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee "$LOGS/gpu.txt"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.memory --format=csv,noheader | tee "$LOGS/gpu.txt"
     nvidia-smi | head -15
     note "GPU: $(head -1 "$LOGS/gpu.txt")"
   fi
