@@ -28,6 +28,7 @@
 #include "controllers/analysis_controller.h"
 #include "controllers/designs_controller.h"
 #include "controllers/editing_controller.h"
+#include "controllers/feature_controller.h"
 #include "controllers/generation_controller.h"
 #include "controllers/logo_controller.h"
 #include "controllers/model_controller.h"
@@ -46,6 +47,7 @@
 #include "views/model_panel.h"
 #include "views/run_log.h"
 #include "views/sequence_editor.h"
+#include "views/sequence_map.h"
 #include "views/theme.h"
 #include "views/welcome_page.h"
 #include "views/wheel_guard.h"
@@ -70,7 +72,15 @@ MainWindow::MainWindow(QWidget* parent)
     welcomeScroll_->setWidgetResizable(true);
     welcomeScroll_->setFrameShape(QFrame::NoFrame);
     centre_->addWidget(welcomeScroll_);
-    centre_->addWidget(editor_);
+    // The editor under the map of the whole sequence.
+    editorPage_ = new QWidget;
+    auto* editorColumn = new QVBoxLayout(editorPage_);
+    editorColumn->setContentsMargins(0, 0, 0, 0);
+    editorColumn->setSpacing(0);
+    map_ = new SequenceMap(doc_, editor_);
+    editorColumn->addWidget(map_);
+    editorColumn->addWidget(editor_, 1);
+    centre_->addWidget(editorPage_);
     // Above the centre, the message bar: where a failed action says so.
     auto* central = new QWidget;
     auto* column = new QVBoxLayout(central);
@@ -91,6 +101,8 @@ MainWindow::MainWindow(QWidget* parent)
     engineLabel_ = new QLabel(tr("No model"), this);
     engineLabel_->setAccessibleName(tr("Engine status"));
     statusBar()->addPermanentWidget(engineLabel_);
+    // A message gets the room of the sequence's status while it shows, so it is never cut.
+    connect(statusBar(), &QStatusBar::messageChanged, statusLabel_, [this](const QString& m) { statusLabel_->setVisible(m.isEmpty()); });
 
     // The controllers, each over the document, the worker threads and the controllers it uses.
     models_ = new ModelController(engine_.get(), services_, this);
@@ -103,6 +115,7 @@ MainWindow::MainWindow(QWidget* parent)
     logo_ = new LogoController(doc_, editor_, analysis_->likelihood(), models_, designs_, services_, this);
     editing_ = new EditingController(doc_, editor_, services_, this);
     specificity_ = new SpecificityController(doc_, engine_.get(), generation_->panel(), designs_->chart(), services_, this);
+    features_ = new FeatureController(doc_, editor_, services_, this);
     analysis_->addStatusWidgets(statusBar());
     addDocks(models_->docks());
     addDocks(generation_->docks());
@@ -110,6 +123,7 @@ MainWindow::MainWindow(QWidget* parent)
     addDocks({makeDock(runLog_, tr("Run Log"), "runLogDock", Qt::BottomDockWidgetArea, false)});
     addDocks(analysis_->docks());
     addDocks(project_->docks());
+    addDocks(features_->docks());
     addDocks({designs_->docks().last()});
     addDocks(vep_->docks());
     addDocks(logo_->docks());
@@ -267,8 +281,8 @@ void MainWindow::showWelcome() {
 }
 
 void MainWindow::showEditor() {
-    if (centre_->currentWidget() == editor_) return;
-    centre_->setCurrentWidget(editor_);
+    if (centre_->currentWidget() == editorPage_) return;
+    centre_->setCurrentWidget(editorPage_);
     workspaces_->show();
     for (const QString& name : std::exchange(forwardWithEditor_, {})) bringForward(name);
     editor_->setFocus();

@@ -23,6 +23,8 @@ namespace carbon::ui {
 class AnalysisController;
 class DesignsController;
 class EditingController;
+class FeatureController;
+class SequenceMap;
 class GenerationController;
 class LogoController;
 class MessageBar;
@@ -47,6 +49,7 @@ public:
 
     SequenceDocument* document() const { return doc_; }
     SequenceEditor* editor() const { return editor_; }
+    SequenceMap* sequenceMap() const { return map_; }
     ModelController* models() const { return models_; }
     AnalysisController* analysis() const { return analysis_; }
     ProjectController* project() const { return project_; }
@@ -57,6 +60,7 @@ public:
     MotifController* motifs() const { return motifs_; }
     LogoController* logo() const { return logo_; }
     SpecificityController* specificity() const { return specificity_; }
+    FeatureController* features() const { return features_; }
     WelcomePage* welcomePage() const { return welcome_; }
     MessageBar* messageBar() const { return messageBar_; }
     Workspaces* workspaces() const { return workspaces_; }
@@ -97,6 +101,8 @@ private:
     WindowServices* services_;
     Workspaces* workspaces_;
     QStackedWidget* centre_;
+    QWidget* editorPage_;  // the sequence map above the editor
+    SequenceMap* map_;
     MessageBar* messageBar_;
     QScrollArea* welcomeScroll_;  // holds welcome_; the centre shows it or the editor
     WelcomePage* welcome_;
@@ -112,6 +118,7 @@ private:
     MotifController* motifs_;
     LogoController* logo_;
     SpecificityController* specificity_;
+    FeatureController* features_;
     QStringList forwardWithEditor_;  // docks to bring forward when the editor (and its docks) comes back
 };
 

@@ -2,7 +2,8 @@
 // walkthrough on the sample project with a tiny random checkpoint (so the numbers on screen are a
 // random model's, the layout is the product's):
 //   welcome.png, main-window.png, design-tracks.png, variant.png, mutagenesis.png, logo.png,
-//   model-manager.png, dark.png
+//   model-manager.png, dark.png, features.png, features-dark.png (a GenBank entry with its features),
+//   generation-dark.png
 // Usage: carbon_screenshots OUT_DIR [WIDTHxHEIGHT]   (tests/screenshots/render.sh runs it under
 // Xvfb into docs/screenshots/ at 1600x1000 and docs/screenshots/1366x768/ at a laptop's size; the CTest ui.screenshots runs it offscreen into a temporary folder and checks
 // every image is written and not blank).
@@ -194,6 +195,21 @@ int main(int argc, char** argv) {
     applyTheme(Theme::Dark);
     raise(w, "designsDock");
     shoot(w, out, "dark.png");
+    applyTheme(Theme::Light);
+
+    // A feature-rich GenBank entry (a reporter construct), imported into the project: the
+    // feature track, the sequence map and the Features dock, in both palettes.
+    QSignalSpy opened(w.project(), &ProjectController::sequenceOpened);
+    w.openPath(QStringLiteral(CARBON_TEST_SOURCE_DIR "/ui/data/reporter_construct.gb"));
+    if (!waitFor([&] { return w.document()->size() == 3120; }, 20000)) return 1;
+    raise(w, "featuresDock");
+    w.editor()->setSelection(359, 640);  // the promoter
+    w.editor()->centreOn(500);
+    shoot(w, out, "features.png");
+    applyTheme(Theme::Dark);
+    shoot(w, out, "features-dark.png");
+    raise(w, "generationDock");  // its check boxes and lists in the dark palette
+    shoot(w, out, "generation-dark.png");
     applyTheme(Theme::Light);
     return failures ? 1 : 0;
 }

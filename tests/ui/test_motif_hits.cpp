@@ -22,6 +22,7 @@
 #include "ui_test_support.h"
 #include "views/design_table_model.h"
 #include "views/generation_panel.h"
+#include "views/message_bar.h"
 #include "views/sequence_editor.h"
 #include "workers/motif_set.h"
 
@@ -172,10 +173,46 @@ private slots:
         const QString bad = tmp_.filePath(QStringLiteral("bad.jaspar"));
         QVERIFY(ui_test::writeFile(bad, ">MA1 x\nA [ 1 2 ]\nC [ 1 ]\nG [ 1 2 ]\nT [ 1 2 ]\n"));
         MainWindow w;
+        w.show();
         w.motifs()->loadMotifs(bad, 1e-4);
-        QTRY_VERIFY_WITH_TIMEOUT(w.statusBar()->currentMessage().contains(QStringLiteral("Cannot read motifs")), 20000);
-        QVERIFY2(w.statusBar()->currentMessage().contains(bad + QStringLiteral(":")), qPrintable(w.statusBar()->currentMessage()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.messageBar()->text().contains(QStringLiteral("Cannot read motifs")), 20000);
+        QVERIFY2(w.messageBar()->text().contains(bad + QStringLiteral(":")), qPrintable(w.messageBar()->text()));
         QVERIFY(!w.motifs()->set());
+    }
+
+    // The threshold as typed: scientific notation or decimals, refused with the reason otherwise.
+    void thePvalueIsReadAsTypedAndRefusedWithTheRange() {
+        double p = 0;
+        QVERIFY(parsePvalue(QStringLiteral("1e-4"), p).isEmpty());
+        QCOMPARE(p, 1e-4);
+        QVERIFY(parsePvalue(QStringLiteral(" 0.001 "), p).isEmpty());
+        QCOMPARE(p, 1e-3);
+        QVERIFY(parsePvalue(QStringLiteral("abc"), p).contains(QStringLiteral("not a number")));
+        QVERIFY(parsePvalue(QStringLiteral("0"), p).contains(QStringLiteral("at most 0.05")));
+        QVERIFY(parsePvalue(QStringLiteral("0.5"), p).contains(QStringLiteral("at most 0.05")));
+        QVERIFY(parsePvalue(QStringLiteral("nan"), p).contains(QStringLiteral("not a number")));
+        QCOMPARE(p, 1e-3);  // unchanged by a refusal
+    }
+
+    // A 6-bp matrix cannot reach p <= 1e-4 (at best 4^-6 = 2.4e-4): the window says so, naming it;
+    // the 7-bp one beside it can, and is not named.
+    void aMatrixThatCanNeverReachTheThresholdIsNamed() {
+        const QString two = tmp_.filePath(QStringLiteral("short.jaspar"));
+        QVERIFY(ui_test::writeFile(two, ">MA0001.1 SHORT6\n"
+                                        "A [ 30 1 1 1 30 1 ]\nC [ 1 30 1 1 1 1 ]\nG [ 1 1 30 1 1 1 ]\nT [ 1 1 1 30 1 30 ]\n"
+                                        ">MA9999.1 TATAlike\n"
+                                        "A [ 1 30  1 30 30 30 30 ]\nC [ 1  0  1  0  0  0  0 ]\nG [ 1  0  1  0  0  0  0 ]\nT [30  1 30  1  1  1  1 ]\n"));
+        MainWindow w;
+        w.show();
+        w.document()->setBases(ui_test::randomBases(300, 4));
+        w.motifs()->loadMotifs(two, 1e-4);
+        QTRY_VERIFY_WITH_TIMEOUT(w.messageBar()->text().contains(QStringLiteral("never")), 20000);
+        const QString text = w.messageBar()->text();
+        QVERIFY2(text.contains(QStringLiteral("1 of the 2 matrices can never have a hit at p ≤ 0.0001")) &&
+                     text.contains(QStringLiteral("MA0001.1 SHORT6 (6 bp, at best p = 2.4e-04)")) && !text.contains(QStringLiteral("TATAlike")),
+                 qPrintable(text));
+        QVERIFY(w.motifs()->set());  // loaded all the same: the 7-bp matrix scans
+        QVERIFY(w.motifs()->set()->bestPvalue(0) > 2.4e-4 && w.motifs()->set()->bestPvalue(0) < 2.5e-4);
     }
 };
 

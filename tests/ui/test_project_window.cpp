@@ -340,6 +340,8 @@ private slots:
         importFa->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(added.count() > 0, 20000);
         QTRY_COMPARE_WITH_TIMEOUT(w.project()->browser()->tree()->topLevelItem(0)->childCount(), 4, 20000);
+        // What was imported opens: its first record.
+        QTRY_COMPARE_WITH_TIMEOUT(w.project()->sequenceName(), QStringLiteral("alpha"), 20000);
 
         // A malformed FASTA: the error names file and line, and nothing of it is stored.
         const QString bad = tmp.filePath(QStringLiteral("bad.fa"));
@@ -366,7 +368,9 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(added.count() > 0, 20000);
         QTRY_COMPARE_WITH_TIMEOUT(w.project()->browser()->tree()->topLevelItem(0)->childCount(), 5, 20000);
 
-        // A VCF onto the current sequence (promoter_a): REF must match the stored base.
+        // A VCF onto the current sequence (promoter_a, opened again): REF must match the stored base.
+        w.project()->openStoredSequence(1);
+        QTRY_COMPARE_WITH_TIMEOUT(w.project()->sequenceName(), QStringLiteral("promoter_a"), 20000);
         const QString vcf = tmp.filePath(QStringLiteral("v.vcf"));
         QVERIFY(writeFile(vcf, "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n"
                                "promoter_a\t5\tv1\t" + first.mid(4, 1) + "\t" + (first[4] == 'A' ? "C" : "A") + "\t.\t.\t.\n"));

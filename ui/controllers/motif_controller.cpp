@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QInputDialog>
+#include <QLineEdit>
 #include <QMenu>
 #include <QPointer>
 #include <QThreadPool>
@@ -41,9 +42,14 @@ void MotifController::addEditActions(QMenu* edit) {
                                                    tr("Matrices (*.jaspar *.pfm *.meme *.txt *.transfac *.dat);;All files (*)"));
         if (path.isEmpty()) return;
         bool ok = false;
-        const double p = QInputDialog::getDouble(services_->window(), tr("Motif threshold"), tr("Report hits with a p-value of at most:"), 1e-4,
-                                                 1e-12, 0.05, 10, &ok);
-        if (ok) loadMotifs(path, p);
+        const QString text = QInputDialog::getText(services_->window(), tr("Motif threshold"),
+                                                   tr("Frame hits with a p-value of at most (e.g. 1e-4, 0.001):"), QLineEdit::Normal,
+                                                   QStringLiteral("1e-4"), &ok);
+        if (!ok) return;
+        double p = 0;
+        const QString why = parsePvalue(text, p);
+        if (!why.isEmpty()) return services_->error(tr("Scan motifs: %1").arg(why));
+        loadMotifs(path, p);
     });
     edit->addAction(tr("Clear Motifs"), this, &MotifController::clearMotifs);
 }
@@ -62,14 +68,23 @@ void MotifController::loadMotifs(const QString& path, double maxPvalue) {
         }
         QMetaObject::invokeMethod(qApp, [self, set, error, path, token] {
             if (!self || token != self->token_) return;
-            if (!error.isEmpty()) return self->services_->report(tr("Cannot read motifs: %1").arg(error));
+            if (!error.isEmpty()) return self->services_->error(tr("Cannot read motifs: %1").arg(error));
             self->motifs_ = set;
             self->panel_->setMotifSet(set);
             QStringList names;
             for (int i = 0; i < set->size(); ++i) names << set->name(i);
             self->designs_->setMotifNames(names);
             self->countDesigns(0, self->designs_->rowCount() - 1);
-            self->services_->note(tr("Loaded %n matrices from %1 (hits at p ≤ %2)", nullptr, set->size()).arg(path).arg(set->maxPvalue()));
+            self->services_->note(tr("Loaded %n matrices from %1 (hits at p ≤ %2)", nullptr, set->size()).arg(path).arg(set->maxPvalue(), 0, 'g', 3));
+            // A short matrix cannot reach a small p-value (6 bp: at best 4^-6 = 2.4e-4): say so
+            // rather than show no hits without a reason.
+            const QStringList never = set->unreachable();
+            if (!never.isEmpty())
+                self->services_->error(tr("%n of the %1 matrices can never have a hit at p ≤ %2, however well a window matches: %3. "
+                                          "Scan again with a larger p-value to see their hits.", nullptr, int(never.size()))
+                                           .arg(set->size())
+                                           .arg(set->maxPvalue(), 0, 'g', 3)
+                                           .arg(never.join(QStringLiteral("; "))));
             self->rescan();
         }, Qt::QueuedConnection);
     });
@@ -105,7 +120,7 @@ void MotifController::rescan() {
             if (!self || token != self->token_) return;
             self->editor_->setMotifFrames(frames);
             self->services_->message(
-                tr("%n motif hit(s) of %1 matrices at p ≤ %2", nullptr, int(frames.size())).arg(set->size()).arg(set->maxPvalue()), 8000);
+                tr("%n motif hit(s) of %1 matrices at p ≤ %2", nullptr, int(frames.size())).arg(set->size()).arg(set->maxPvalue(), 0, 'g', 3), 8000);
             emit self->motifsScanned(int(frames.size()));
         }, Qt::QueuedConnection);
     });

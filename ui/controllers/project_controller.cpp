@@ -73,8 +73,10 @@ ProjectController::ProjectController(SequenceDocument* doc, SequenceEditor* edit
             services_->message(summary, 8000);
             services_->note(summary);
         }
-        // An empty editor takes the first imported sequence.
-        if (doc_->size() == 0 && doc_->storedId() == 0 && !added.isEmpty()) openStoredSequence(added.first().id);
+        // What the user imported opens (its first entry; the sequence in the editor was saved as
+        // it was); an empty editor takes the first sequence added any other way.
+        const bool imported = !summary.isEmpty();
+        if ((imported || (doc_->size() == 0 && doc_->storedId() == 0)) && !added.isEmpty()) openStoredSequence(added.first().id);
     });
     connect(s, &ProjectStore::variantsImported, this, [this](const QString& summary, const QStringList& skipped) {
         services_->message(summary, 8000);
@@ -232,6 +234,12 @@ void ProjectController::onSequenceLoaded(const carbon::storage::SequenceRecord& 
     browser_->setCurrentSequence(info.id);
     services_->window()->setWindowTitle(tr("%1 — Carbon Studio").arg(name));
     services_->showEditor();
+    // A sequence with a design region opens on it: what the user works on is in view.
+    for (const Region& r : doc_->regions())
+        if (r.kind == Region::Kind::Design) {
+            editor_->centreOn(r.start);
+            break;
+        }
     emit sequenceOpened(info.id);
 }
 

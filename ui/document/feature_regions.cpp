@@ -20,12 +20,16 @@ std::vector<st::LocationPart> storedParts(const std::string& location) {
 
 }  // namespace
 
+QString featureLabel(const QString& key, const std::vector<std::pair<std::string, std::optional<std::string>>>& qualifiers) {
+    const QString name = QString::fromStdString(st::feature_name(qualifiers));
+    return key + (name.isEmpty() ? QString() : QStringLiteral(": ") + name);
+}
+
 QList<Region> featureRegions(const std::vector<st::FeatureRecord>& features, qint64 length) {
     QList<Region> out;
     for (size_t k = 0; k < features.size(); ++k) {
         const st::FeatureRecord& f = features[k];
-        const QString name = QString::fromStdString(st::feature_name(f.qualifiers));
-        const QString label = QString::fromStdString(f.key) + (name.isEmpty() ? QString() : QStringLiteral(": ") + name);
+        const QString label = featureLabel(QString::fromStdString(f.key), f.qualifiers);
         const std::vector<st::LocationPart> parts = st::parse_insdc_location(f.location, length, "feature").parts;
         for (size_t i = 0; i < parts.size(); ++i) {
             Region r;
@@ -38,6 +42,8 @@ QList<Region> featureRegions(const std::vector<st::FeatureRecord>& features, qin
             r.reverse = parts[i].reverse;
             r.beforeStart = parts[i].before_start;
             r.afterEnd = parts[i].after_end;
+            r.key = QString::fromStdString(f.key);
+            r.qualifiers = f.qualifiers;
             out.append(r);
         }
     }
@@ -61,6 +67,7 @@ std::vector<st::FeatureRecord> featuresFromRegions(const std::vector<st::Feature
         std::vector<st::LocationPart> now;
         for (const Region* r : rs) now.push_back({int64_t(r->start), int64_t(r->end), r->reverse, r->beforeStart, r->afterEnd});
         st::FeatureRecord f = stored[k];
+        f.qualifiers = rs.front()->qualifiers;  // as edited in the window (Edit Qualifiers)
         if (now != before) {
             // A site moved to before the first base cannot be written: it goes.
             now.erase(std::remove_if(now.begin(), now.end(), [](const st::LocationPart& p) { return p.start == p.end && p.start < 1; }),

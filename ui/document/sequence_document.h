@@ -9,6 +9,10 @@
 #include <QByteArray>
 #include <QList>
 #include <QObject>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 #include <QString>
 
 class QUndoStack;
@@ -34,6 +38,11 @@ struct Region {
     // site, survives unless deleted around); saving writes the feature back from them.
     int feature = -1, part = 0;
     bool reverse = false, beforeStart = false, afterEnd = false;
+    // The feature's INSDC key (promoter, CDS, source, ...) and qualifiers, on each of its parts:
+    // the document's copy, edited with the feature (Edit Qualifiers) and written back on save.
+    // A user's annotation has neither.
+    QString key;
+    std::vector<std::pair<std::string, std::optional<std::string>>> qualifiers;
     bool operator==(const Region&) const = default;
 };
 

@@ -13,6 +13,7 @@
 #include <QPainter>
 #include <QToolTip>
 #include <QScrollBar>
+#include <QTextDocument>
 #include <QUndoStack>
 
 #include "carbon/fns/fns.h"
@@ -46,9 +47,38 @@ SequenceEditor::SequenceEditor(SequenceDocument* doc, QWidget* parent)
     horizontalScrollBar()->setEnabled(false);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     connect(doc_, &SequenceDocument::changed, this, &SequenceEditor::onDocumentChanged);
-    connect(doc_, &SequenceDocument::regionsChanged, viewport(), qOverload<>(&QWidget::update));
+    connect(doc_, &SequenceDocument::regionsChanged, this, &SequenceEditor::updateFeatureLanes);
     connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &SequenceEditor::visibleRangeChanged);
+    updateFeatureLanes();
+}
+
+void SequenceEditor::updateFeatureLanes() {
+    lanes_ = assignFeatureLanes(doc_->regions(), kMaxLanes);
     relayout();
+}
+
+qsizetype SequenceEditor::firstVisibleBase() const { return std::min<qsizetype>(verticalScrollBar()->value() * basesPerLine_, doc_->size()); }
+
+qsizetype SequenceEditor::endVisibleBase() const {
+    const qsizetype lines = std::max(1, (viewport()->height() + rowHeight_ - 1) / rowHeight_);
+    return std::min<qsizetype>((verticalScrollBar()->value() + lines) * basesPerLine_, doc_->size());
+}
+
+int SequenceEditor::featureAt(QPoint pt) const {
+    if (lanes_.count == 0 || pt.y() < 0) return -1;
+    const int within = pt.y() % rowHeight_;
+    if (within >= trackHeight_) return -1;
+    const int lane = within / laneHeight_;
+    const qsizetype line = verticalScrollBar()->value() + pt.y() / rowHeight_;
+    const int groupWidth = kGroup * charWidth_ + groupGap_;
+    const int x = pt.x() - gutterWidth_;
+    if (x < 0) return -1;
+    const qsizetype pos = line * basesPerLine_ + std::min(basesPerLine_ - 1, x / groupWidth * kGroup + std::min(kGroup - 1, (x % groupWidth) / charWidth_));
+    const QList<Region>& rs = doc_->regions();
+    for (int i = int(rs.size()) - 1; i >= 0; --i)  // the last painted is on top
+        if (lanes_.laneOf.value(i, -1) == lane && pos >= rs[i].start && pos < std::max(rs[i].end, rs[i].start + 1)) return i;
+    return -1;
 }
 
 QSize SequenceEditor::sizeHint() const { return {gutterWidth_ + 6 * (kGroup * charWidth_ + groupGap_) + 30, 400}; }
@@ -66,7 +96,9 @@ void SequenceEditor::relayout() {
     QFont small = font();
     small.setPointSizeF(font().pointSizeF() * 0.75);
     rulerHeight_ = QFontMetrics(small).height() + 2;
-    rowHeight_ = rulerHeight_ + baseHeight_ + 4;
+    laneHeight_ = QFontMetrics(small).height() + 3;
+    trackHeight_ = lanes_.count > 0 ? lanes_.count * laneHeight_ + 2 : 0;
+    rowHeight_ = trackHeight_ + rulerHeight_ + baseHeight_ + 4;
     groupGap_ = charWidth_ / 2 + 2;
     const int digits = int(QString::number(std::max<qsizetype>(doc_->size(), 1000)).size());
     gutterWidth_ = QFontMetrics(small).horizontalAdvance(QString(digits + 1, QLatin1Char('9'))) + 8;
@@ -78,6 +110,7 @@ void SequenceEditor::relayout() {
     verticalScrollBar()->setPageStep(visible);
     verticalScrollBar()->setSingleStep(1);
     viewport()->update();
+    emit visibleRangeChanged();
 }
 
 void SequenceEditor::resizeEvent(QResizeEvent* event) {
@@ -96,13 +129,17 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
     const qsizetype selA = selectionStart(), selB = selectionEnd();
     const bool darkBase = palette().color(QPalette::Base).lightness() < 128;  // dark theme: lighter letters
     const QColor rulerColor = palette().color(QPalette::Disabled, QPalette::Text);
+    // Selected bases: a light tint of the highlight on a light background; on a dark one a deep
+    // tint, so that the lightened letters keep their contrast.
+    QColor selectionFill = palette().color(QPalette::Highlight);
+    selectionFill = darkBase ? selectionFill.darker(170) : selectionFill.lighter(160);
     // Only lines that intersect the viewport: the cost is independent of the sequence length.
     for (qsizetype line = first + clip.top() / rowHeight_; line < lineCount(); ++line) {
         const int y = int(line - first) * rowHeight_;
         if (y > clip.bottom()) break;
         const qsizetype lineStart = line * basesPerLine_;
         const int columns = int(std::min<qsizetype>(basesPerLine_, n - lineStart));
-        const int baseTop = y + rulerHeight_;
+        const int baseTop = y + trackHeight_ + rulerHeight_;
         // Ruler: the 1-based position of the line in the gutter, a tick and label per group.
         p.setFont(small);
         p.setPen(rulerColor);
@@ -114,8 +151,22 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
             if (g > 0 || line == 0)
                 p.drawText(QPoint(x + 1, baseTop - 3), QString::number(lineStart + g + 1));
         }
-        // Region spans, behind the selection and the letters.
-        for (const Region& r : doc_->regions()) {
+        // Features above the ruler: a bar per part in its lane, the arrow head where it ends.
+        const QList<Region>& regions = doc_->regions();
+        for (int i = 0; i < regions.size() && lanes_.count > 0; ++i) {
+            const int lane = lanes_.laneOf.value(i, -1);
+            if (lane < 0) continue;
+            const Region& r = regions[i];
+            const qsizetype r0 = std::max(r.start, lineStart), r1 = std::min(std::max(r.end, r.start + 1), lineStart + columns);
+            if (r1 <= r0) continue;
+            const int x0 = xOfColumn(int(r0 - lineStart)), x1 = xOfColumn(int(r1 - 1 - lineStart)) + charWidth_;
+            const bool pointEnd = r.reverse ? r.start >= lineStart : r.end <= lineStart + columns;
+            p.setFont(small);
+            paintFeatureBar(p, QRect(x0, y + 1 + lane * laneHeight_, x1 - x0, laneHeight_ - 2), r, pointEnd, r.label);
+        }
+        // Region spans (design region, pinned motifs), behind the selection and the letters.
+        for (const Region& r : regions) {
+            if (r.kind == Region::Kind::Annotation) continue;  // on the feature track
             const qsizetype r0 = std::max(r.start, lineStart), r1 = std::min(r.end, lineStart + columns);
             if (r1 <= r0) continue;
             const int x0 = xOfColumn(int(r0 - lineStart)), x1 = xOfColumn(int(r1 - 1 - lineStart)) + charWidth_;
@@ -128,7 +179,7 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
                 const int c = int(i - lineStart);
                 // One rectangle per base; including the group gap only within a group keeps gaps visible.
                 const int w = (c % kGroup == kGroup - 1 || i + 1 == s1) ? charWidth_ : xOfColumn(c + 1) - xOfColumn(c);
-                p.fillRect(xOfColumn(c), baseTop, w, baseHeight_, palette().color(QPalette::Highlight).lighter(160));
+                p.fillRect(xOfColumn(c), baseTop, w, baseHeight_, selectionFill);
             }
         }
         // 6-mer token boundaries: tokens start at multiples of 6 from the sequence start, as the
@@ -200,6 +251,14 @@ SequenceEditor::TokenFlag SequenceEditor::tokenFlagAt(qsizetype pos) const {
 }
 
 bool SequenceEditor::viewportEvent(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* he = static_cast<QHelpEvent*>(event);
+        const int f = featureAt(he->pos());
+        if (f >= 0) {  // names and values are the file's text: shown as text, never as markup
+            QToolTip::showText(he->globalPos(), Qt::convertFromPlainText(featureTooltip(doc_->regions().at(f))), viewport());
+            return true;
+        }
+    }
     if (event->type() == QEvent::ToolTip && showTokens_) {
         auto* he = static_cast<QHelpEvent*>(event);
         const qsizetype b = baseAt(he->pos());
@@ -257,6 +316,11 @@ void SequenceEditor::setSelection(qsizetype start, qsizetype end) {
 void SequenceEditor::moveCursor(qsizetype pos, bool extend) {
     const qsizetype a = extend ? anchor_ : pos;
     setSelection(a, pos);
+}
+
+void SequenceEditor::centreOn(qsizetype pos) {
+    const qsizetype visible = std::max(1, viewport()->height() / rowHeight_);
+    verticalScrollBar()->setValue(int(std::max<qsizetype>(0, pos / basesPerLine_ - visible / 2)));
 }
 
 void SequenceEditor::scrollToPosition(qsizetype pos) {
@@ -393,6 +457,10 @@ void SequenceEditor::keyPressEvent(QKeyEvent* e) {
 void SequenceEditor::mousePressEvent(QMouseEvent* e) {
     if (e->button() != Qt::LeftButton) return QAbstractScrollArea::mousePressEvent(e);
     const bool extend = e->modifiers() & Qt::ShiftModifier;
+    if (const int f = extend ? -1 : featureAt(e->position().toPoint()); f >= 0) {  // a feature's bar: its bases
+        const Region& r = doc_->regions().at(f);
+        return setSelection(r.start, r.end);
+    }
     // A plain click on a base is on that base, whichever half of it: the cursor goes before it,
     // so the status bar's position and the inspector's are the same base. Elsewhere (and to
     // extend a selection) the nearest gap between bases.
@@ -492,6 +560,7 @@ void SequenceEditor::setMotifFrames(QVector<MotifFrame> frames) {
     longestFrame_ = 0;
     for (const MotifFrame& f : motifFrames_) longestFrame_ = std::max(longestFrame_, f.end - f.start);
     viewport()->update();
+    emit motifFramesChanged();
 }
 
 void SequenceEditor::setLikelihood(const QVector<float>& logp) {

@@ -1,5 +1,6 @@
 // SequenceEditor: a custom-painted, wrapping view of a SequenceDocument (bases as coloured
-// letters, a ruler above every line, optional 6-mer token boundaries). Only visible lines are
+// letters, a ruler above every line, the features above the ruler as labelled arrows in lanes,
+// optional 6-mer token boundaries). Only visible lines are
 // painted and layout is arithmetic on the line width, so a 1 Mbp sequence scrolls like a 1 kbp
 // one. Edits go through the document's QUndoStack as InsertBases/RemoveBases/ReplaceBasesCommand.
 #pragma once
@@ -9,6 +10,7 @@
 #include <QVector>
 
 #include "document/sequence_document.h"
+#include "views/feature_style.h"
 
 class QUndoStack;
 
@@ -57,6 +59,14 @@ public:
     void setMotifFrames(QVector<MotifFrame> frames);
     const QVector<MotifFrame>& motifFrames() const { return motifFrames_; }
 
+    // The feature track: lanes of the drawn features (feature_style.h), and the region whose bar
+    // is at `p` (-1: none). A click on a bar selects that part of the feature.
+    const FeatureLanes& featureLanes() const { return lanes_; }
+    int featureAt(QPoint p) const;
+    // The first and one past the last base of the lines in view (the sequence map's window).
+    qsizetype firstVisibleBase() const;
+    qsizetype endVisibleBase() const;
+
 public slots:
     void setSelection(qsizetype start, qsizetype end);  // cursor ends at `end`
     void selectAll();
@@ -78,12 +88,16 @@ public slots:
     void setRegionSpan(qsizetype index, qsizetype start, qsizetype end);
     void setShowTokenBoundaries(bool on);
     void scrollToPosition(qsizetype pos);
+    // Scrolls so that the line of `pos` is in the middle of the view (the sequence map's click).
+    void centreOn(qsizetype pos);
     // Per-base log p painted as a thin band under the letters (NaN: no value; empty: no band).
     // Edits shift it so the old values stay under their bases until the rescore arrives.
     void setLikelihood(const QVector<float>& logp);
 
 signals:
     void selectionChanged(qsizetype start, qsizetype end);
+    void visibleRangeChanged();  // scrolled, resized or relaid out
+    void motifFramesChanged();
     void baseClicked(qsizetype position);  // a plain click on a base (for the inspector)
 
 protected:
@@ -101,6 +115,7 @@ protected:
 private:
     void onDocumentChanged(qsizetype pos, qsizetype removed, qsizetype added);
     void relayout();
+    void updateFeatureLanes();
     void moveCursor(qsizetype pos, bool extend);
     qsizetype lineCount() const;
     int xOfColumn(int column) const;  // left edge of the base at `column` in a line
@@ -114,8 +129,10 @@ private:
     QVector<MotifFrame> motifFrames_;
     qsizetype longestFrame_ = 0;
     QVector<float> logp_;
+    FeatureLanes lanes_;
+    static constexpr int kMaxLanes = 6;
     // Layout in pixels, recomputed on resize and font change.
-    int charWidth_ = 8, baseHeight_ = 16, rulerHeight_ = 12, rowHeight_ = 32;
+    int charWidth_ = 8, baseHeight_ = 16, rulerHeight_ = 12, rowHeight_ = 32, laneHeight_ = 14, trackHeight_ = 0;
     int gutterWidth_ = 60, groupGap_ = 6;
     int basesPerLine_ = 60;
 };

@@ -34,8 +34,22 @@ QPalette themePalette(Theme theme) {
     return p;
 }
 
+namespace {
+
+// The Fusion style draws an unticked box in the Base colour with an outline a shade darker than
+// the window: in the dark palette that is a dark square on a dark panel, which cannot be read.
+// A light outline makes every unticked box (check boxes, checkable list and tree items, group
+// boxes, menu items) visible; ticked boxes keep the style's own drawing.
+const char* kDarkIndicators =
+    "QCheckBox::indicator:unchecked, QGroupBox::indicator:unchecked, QAbstractItemView::indicator:unchecked {"
+    " border: 1px solid #a4a8ad; border-radius: 2px; background: #1e1f22; width: 12px; height: 12px; }";
+
+}  // namespace
+
 void applyTheme(Theme theme) {
     QApplication::setPalette(themePalette(theme));
+    if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
+        app->setStyleSheet(theme == Theme::Dark ? QString::fromLatin1(kDarkIndicators) : QString());
     QSettings().setValue(kThemeKey, theme == Theme::Dark ? QStringLiteral("dark") : QStringLiteral("light"));
 }
 

@@ -2,6 +2,8 @@
 // skipped, which Qt draws as a straight join; acceptable for rare non-ACGT bases).
 #include "track_chart_view.h"
 
+#include "views/chart_palette.h"
+
 #include <QChart>
 #include <QLabel>
 #include <QLineSeries>
@@ -26,6 +28,7 @@ TrackChartView::TrackChartView(QWidget* parent) : QChartView(new QChart, parent)
     readout_->setAccessibleName(tr("Hover read-out"));
     // Below this a chart's axis labels are elided to "…": the dock it is in tabs or scrolls instead.
     setMinimumSize(260, 160);
+    new ChartPaletteFollower(this, chart());
 }
 
 int TrackChartView::seriesCount() const { return int(chart()->series().size()); }
@@ -79,6 +82,7 @@ void TrackChartView::setTracks(const QList<Track>& tracks, qint64 firstPosition,
     setRoundTicks(x, double(firstPosition), double(firstPosition + longest - 1));
     setRoundTicks(y, lo - 0.1, hi + 0.1);
     if (y2) setRoundTicks(y2, std::min(lo2, -0.01) * 1.1, std::max(hi2, 0.01) * 1.1);
+    applyChartPalette(c, palette());
 }
 
 void TrackChartView::clear() {

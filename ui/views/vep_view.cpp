@@ -1,6 +1,8 @@
 // VepView (see vep_view.h).
 #include "vep_view.h"
 
+#include "views/chart_palette.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -64,6 +66,7 @@ VepView::VepView(QWidget* parent) : QWidget(parent) {
     chart_->setRenderHint(QPainter::Antialiasing);
     chart_->chart()->legend()->setVisible(false);
     chart_->setMinimumSize(260, 140);  // axis labels readable, never "…"
+    new ChartPaletteFollower(chart_, chart_->chart());
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(table_);
@@ -185,6 +188,7 @@ void VepView::plotContig(const QString& contig) {
     setRoundTicks(y, lo - ypad, hi + ypad, 5);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
+    applyChartPalette(c, chart_->palette());
     for (QScatterSeries* s : {points_, current_}) {
         s->attachAxis(x);
         s->attachAxis(y);

@@ -7,6 +7,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 #include <memory>
 #include <vector>
@@ -22,6 +23,10 @@ struct MotifMark {
     double score = 0, pvalue = 1;
 };
 
+// A p-value threshold as typed ("1e-4", "0.0001"): "" and `out` set when it is a number in
+// (0, 0.05]; else what is wrong with it.
+QString parsePvalue(const QString& text, double& out);
+
 class MotifSet {
 public:
     // Reads every matrix of `path` (JASPAR, MEME minimal, TRANSFAC); Error with FILE:LINE.
@@ -30,6 +35,11 @@ public:
     double maxPvalue() const { return maxPvalue_; }
     int size() const { return int(pssms_.size()); }
     QString name(int motif) const;
+    // The smallest p-value a window can have under matrix `motif` (every column at its best base):
+    // above maxPvalue() the matrix can never have a hit.
+    double bestPvalue(int motif) const;
+    // "MA0035.4 Gata1 (6 bp, at best p = 2.4e-04)" for each matrix that can never reach maxPvalue().
+    QStringList unreachable() const;
     // Hits of every matrix on both strands at p <= maxPvalue, by position.
     QVector<MotifMark> scan(const QByteArray& bases) const;
     // Hits per matrix (in set order) of a sequence.

@@ -1,0 +1,31 @@
+// Charts in the window's palette: Qt Charts draws its own white background and black axes
+// whatever the application palette, so in the dark palette a chart would be a white hole with
+// unreadable labels. applyChartPalette colours the chart's background, plot area, axes, grid and
+// legend from the palette; each chart view calls it after building its axes and when the palette
+// changes (ChartPaletteFollower does the latter).
+#pragma once
+
+#include <QObject>
+#include <QPalette>
+
+class QChart;
+class QWidget;
+
+namespace carbon::ui {
+
+void applyChartPalette(QChart* chart, const QPalette& palette);
+
+// Re-applies the palette to `chart` whenever `view` receives a palette change.
+class ChartPaletteFollower : public QObject {
+public:
+    ChartPaletteFollower(QWidget* view, QChart* chart);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    QWidget* view_;
+    QChart* chart_;
+};
+
+}  // namespace carbon::ui
