@@ -98,7 +98,9 @@ private:
         }
         r.name = w[1];
         r.circular = std::find(w.begin(), w.end(), "circular") != w.end();
+        locus_fields(w, r.header);
         std::string line;
+        std::string* continued = nullptr;  // the header field that indented lines continue
         enum { Header, Definition, Features, Origin } state = Header;
         Feature* f = nullptr;
         bool open_quote = false;
@@ -113,11 +115,18 @@ private:
                 f = nullptr;
                 const auto top_words = words(line);
                 const std::string key = top_words.empty() ? std::string() : top_words[0];
+                continued = nullptr;
+                const std::string rest = trim(std::string_view(line).substr(std::min<size_t>(line.size(), 12)));
                 if (key == "DEFINITION") {
                     r.description = trim(std::string_view(line).substr(std::min<size_t>(line.size(), 10)));
                     state = Definition;
                 } else if (key == "VERSION") {
-                    if (top_words.size() >= 2) r.accession = top_words[1];
+                    if (top_words.size() >= 2) r.accession = r.header.version = top_words[1];
+                    state = Header;
+                } else if (key == "ACCESSION" || key == "KEYWORDS" || key == "SOURCE") {
+                    if (key == "ACCESSION") r.header.accession = top_words.size() >= 2 ? top_words[1] : std::string();
+                    if (key != "ACCESSION") continued = key == "KEYWORDS" ? &r.header.keywords : &r.header.source;
+                    if (continued) *continued = rest;
                     state = Header;
                 } else if (key == "FEATURES") {
                     state = Features;
@@ -127,6 +136,18 @@ private:
                     fail(line_no_, "record " + r.name + " (line " + std::to_string(r.line) + ") has no // line before the next record");
                 } else {
                     state = Header;
+                }
+                continue;
+            }
+            if (state == Header) {
+                // ORGANISM under SOURCE: the name on its line, the lineage on the lines below.
+                if (line.starts_with("  ORGANISM")) {
+                    r.header.organism = trim(std::string_view(line).substr(std::min<size_t>(line.size(), 12)));
+                    continued = &r.header.lineage;
+                } else if (line.size() > 2 && line[2] != ' ') {
+                    continued = nullptr;  // another sub-keyword (AUTHORS, TITLE, ...)
+                } else if (continued && !trim(line).empty()) {
+                    *continued += (continued->empty() ? "" : " ") + trim(line);
                 }
                 continue;
             }
@@ -155,6 +176,7 @@ private:
             if (w[i] == "SV" && i + 1 < w.size()) version = w[i + 1].substr(0, w[i + 1].find(';'));
             if (w[i] == "circular;" || w[i] == "circular") r.circular = true;
         }
+        id_fields(id, r.header);
         std::string line, accession;
         Feature* f = nullptr;
         bool open_quote = false, in_sequence = false;
@@ -162,6 +184,8 @@ private:
             if (line.starts_with("//")) {
                 if (open_quote) unterminated(*f);
                 if (r.accession.empty() && !accession.empty()) r.accession = version.empty() ? accession : accession + "." + version;
+                r.header.accession = accession;
+                if (r.header.version.empty()) r.header.version = r.accession;
                 return finish(std::move(r), declared);
             }
             if (in_sequence) {
@@ -182,7 +206,16 @@ private:
                 const auto a = words(rest);
                 if (!a.empty()) accession = a[0].substr(0, a[0].find(';'));
             } else if (code == "SV") {
-                r.accession = trim(rest);
+                r.accession = r.header.version = trim(rest);
+            } else if (code == "KW") {
+                append(r.header.keywords, rest);
+            } else if (code == "OS" && r.header.organism.empty()) {
+                r.header.organism = r.header.source = trim(rest);
+            } else if (code == "OC") {
+                append(r.header.lineage, rest);
+            } else if (code == "DT") {
+                const auto d = words(rest);
+                if (!d.empty()) r.header.date = d[0];  // the last DT line: the entry's last update
             } else if (code == "DE") {
                 r.description += (r.description.empty() ? "" : " ") + trim(rest);
             } else if (code == "SQ") {
@@ -192,6 +225,39 @@ private:
             }
         }
         fail(line_no_, "record " + r.name + " (line " + std::to_string(r.line) + ") ends without its // line");
+    }
+
+    // LOCUS name length bp molecule topology division date: each field where it is recognisable
+    // (older files leave some out).
+    static void locus_fields(const std::vector<std::string>& w, EntryHeader& h) {
+        size_t i = 0;
+        while (i < w.size() && w[i] != "bp") ++i;
+        for (++i; i < w.size(); ++i) {
+            const std::string& x = w[i];
+            if (x == "linear" || x == "circular") h.topology = x;
+            else if (x.size() == 11 && x[2] == '-' && x[6] == '-') h.date = x;
+            else if (x.size() == 3 && std::all_of(x.begin(), x.end(), [](char c) { return c >= 'A' && c <= 'Z'; }) && x != "DNA" && x != "RNA")
+                h.division = x;
+            else if (h.molecule.empty() && h.topology.empty()) h.molecule = x;
+        }
+    }
+
+    // ID   name; SV 1; linear; mRNA; STD; PLN; 1859 BP.
+    static void id_fields(const std::string& id, EntryHeader& h) {
+        std::vector<std::string> f;
+        std::string_view rest = std::string_view(id).substr(std::min<size_t>(id.size(), 5));
+        for (size_t at; (at = rest.find(';')) != std::string_view::npos; rest.remove_prefix(at + 1)) f.push_back(trim(rest.substr(0, at)));
+        if (f.size() >= 6) {
+            h.topology = f[2];
+            h.molecule = f[3].substr(f[3].rfind(' ') + 1);  // "genomic DNA": GenBank's molecule is DNA
+            h.division = f[5];
+        }
+    }
+
+    // EMBL's continued header lines (KW, OC), joined with one blank.
+    static void append(std::string& field, const std::string& text) {
+        const std::string t = trim(text);
+        if (!t.empty()) field += (field.empty() ? "" : " ") + t;
     }
 
     [[noreturn]] void unterminated(const Feature& f) const {
@@ -289,6 +355,12 @@ private:
 
     void finish(FlatRecord r, int64_t declared) {
         if (r.description == ".") r.description.clear();  // GenBank's "none"
+        // Closing periods are the format's, not the text's ("KEYWORDS    ." is none).
+        for (std::string* field : {&r.header.keywords, &r.header.lineage})
+            if (!field->empty() && field->back() == '.') field->pop_back();
+        for (std::string* field : {&r.header.source, &r.header.organism, &r.header.accession, &r.header.version})
+            if (*field == ".") field->clear();
+        r.header = writable_entry_header(std::move(r.header));
         if (r.bases.empty())
             fail(r.line, "record " + r.name + " has no sequence (no ORIGIN / SQ block, as in a CONTIG record): nothing to import");
         if (declared >= 0 && declared != int64_t(r.bases.size()))

@@ -29,6 +29,8 @@ FlatImportResult import_flat_file(Project& project, const std::string& path) {
         s.name = r.name;
         s.description = r.description;
         s.origin = file + ":" + std::to_string(r.line);
+        s.header = r.header;
+        if (s.header.topology.empty()) s.header.topology = r.circular ? "circular" : "linear";
         out.bases += int64_t(r.bases.size());
         s.bases = std::move(r.bases);
         const int64_t id = project.add_sequence(std::move(s));
@@ -92,16 +94,45 @@ void write_wrapped(std::ostream& out, const std::string& text, char mode) {
     }
 }
 
+// A header field: its keyword in the first 12 columns, the text from column 13 wrapped at blanks
+// to 80 columns, continuation lines indented to column 13.
+void write_header_field(std::ostream& out, const std::string& keyword, const std::string& text) {
+    constexpr size_t kWidth = 80 - 12;
+    std::string pad = keyword;
+    pad.resize(12, ' ');
+    size_t i = 0;
+    do {
+        size_t take = std::min(kWidth, text.size() - i);
+        if (i + take < text.size()) {
+            const size_t blank = text.rfind(' ', i + take);
+            if (blank != std::string::npos && blank > i) take = blank - i;
+        }
+        out << (i ? std::string(12, ' ') : pad) << text.substr(i, take) << '\n';
+        i += take;
+        while (i < text.size() && text[i] == ' ') ++i;
+    } while (i < text.size());
+}
+
 }  // namespace
 
 void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequence_id) {
     const auto s = project.sequence(sequence_id);
     if (!s) throw Error(project.path() + ": no sequence with id " + std::to_string(sequence_id));
-    out << genbank_locus_line(s->name, "sequence_" + std::to_string(s->id), s->bases.size(), "UNA", s->modified)
+    // The header the entry was imported with (its division, date, accession, version, keywords,
+    // source and organism), "." where it had none; a sequence typed, or edited since its import
+    // (update_sequence drops the entry's date), is dated by its last change.
+    const EntryHeader& h = s->header;
+    out << genbank_locus_line(s->name, "sequence_" + std::to_string(s->id), s->bases.size(), h.division.empty() ? "UNA" : h.division.c_str(),
+                              s->modified, h.date, h.molecule, h.topology)
         << "DEFINITION  ";
     write_wrapped(out, s->description.empty() ? std::string(".") : s->description, ' ');
-    out << "ACCESSION   .\nVERSION     .\nKEYWORDS    .\nSOURCE      .\n  ORGANISM  .\n"
-        << "COMMENT     Exported by Carbon Studio from " << project.path() << " (sequence " << s->id << ", from " << s->origin << ").\n"
+    write_header_field(out, "ACCESSION", h.accession.empty() ? "." : h.accession);
+    write_header_field(out, "VERSION", h.version.empty() ? "." : h.version);
+    write_header_field(out, "KEYWORDS", h.keywords + ".");
+    write_header_field(out, "SOURCE", h.source.empty() ? (h.organism.empty() ? "." : h.organism) : h.source);
+    write_header_field(out, "  ORGANISM", h.organism.empty() ? "." : h.organism);
+    if (!h.lineage.empty()) write_header_field(out, "", h.lineage + ".");
+    out << "COMMENT     Exported by Carbon Studio from " << project.path() << " (sequence " << s->id << ", from " << s->origin << ").\n"
         << "FEATURES             Location/Qualifiers\n";
     for (const FeatureRecord& f : project.features_of_sequence(sequence_id)) {
         char key[32];

@@ -134,8 +134,9 @@ Transaction::~Transaction() {
 int64_t Project::add_sequence(SequenceRecord s) {
     if (s.created.empty()) s.created = utc_now_iso8601();
     if (s.modified.empty()) s.modified = s.created;
-    Stmt st(db_, "INSERT INTO sequences(name, bases, description, origin, created, modified) VALUES(?,?,?,?,?,?)");
-    st.bind(1, s.name).bind(2, s.bases).bind(3, s.description).bind(4, s.origin).bind(5, s.created).bind(6, s.modified).run();
+    Stmt st(db_, "INSERT INTO sequences(name, bases, description, origin, created, modified, header) VALUES(?,?,?,?,?,?,?)");
+    st.bind(1, s.name).bind(2, s.bases).bind(3, s.description).bind(4, s.origin).bind(5, s.created).bind(6, s.modified);
+    st.bind(7, entry_header_json(writable_entry_header(s.header))).run();
     return sqlite3_last_insert_rowid(db_);
 }
 
@@ -240,7 +241,11 @@ void Project::set_design_flag(int64_t design_id, const std::string& flag) {
 void Project::update_sequence(int64_t sequence_id, const std::string& bases, std::vector<Region> regions,
                               const std::vector<FeatureRecord>* features) {
     Transaction t(*this);  // the bases and their regions change together or not at all
-    Stmt st(db_, "UPDATE sequences SET bases = ?, modified = ? WHERE id = ?");
+    // An imported entry's date is the entry's as it was: once its bases change it no longer
+    // applies (GenBank export then dates it by the change).
+    Stmt st(db_,
+            "UPDATE sequences SET header = CASE WHEN bases IS ?1 THEN header ELSE json_remove(header, '$.date') END, "
+            "bases = ?1, modified = ?2 WHERE id = ?3");
     st.bind(1, bases).bind(2, utc_now_iso8601()).bind(3, sequence_id).run();
     if (sqlite3_changes(db_) != 1) throw Error(path_ + ": no sequence with id " + std::to_string(sequence_id));
     Stmt del(db_, "DELETE FROM regions WHERE sequence_id = ?");
@@ -296,7 +301,7 @@ void Project::add_variants(std::vector<VariantRecord>& variants) {
 
 namespace {
 
-SequenceRecord read_sequence(const Stmt& s, bool with_bases) {
+SequenceRecord read_sequence(const Stmt& s, bool with_bases, const std::string& path) {
     SequenceRecord r;
     r.id = s.i64(0);
     r.name = s.text(1);
@@ -306,10 +311,11 @@ SequenceRecord read_sequence(const Stmt& s, bool with_bases) {
     r.origin = s.text(5);
     r.created = s.text(6);
     r.modified = s.text(7);
+    r.header = parse_entry_header_json(s.text(8), path + ": sequence " + std::to_string(r.id));
     return r;
 }
 
-const char* kSeqCols = "SELECT id, name, %s, length(bases), description, origin, created, modified FROM sequences";
+const char* kSeqCols = "SELECT id, name, %s, length(bases), description, origin, created, modified, header FROM sequences";
 
 std::string seq_query(bool with_bases, const char* tail) {
     char buf[256];
@@ -370,7 +376,7 @@ Track read_track(const Stmt& s, const std::string& path) {
 std::vector<SequenceRecord> Project::list_sequences(bool with_bases) {
     Stmt s(db_, seq_query(with_bases, " ORDER BY id").c_str());
     std::vector<SequenceRecord> out;
-    while (s.step()) out.push_back(read_sequence(s, with_bases));
+    while (s.step()) out.push_back(read_sequence(s, with_bases, path_));
     return out;
 }
 
@@ -379,7 +385,7 @@ std::optional<SequenceRecord> Project::sequence(int64_t id) {
     Stmt s(db_, q.c_str());
     s.bind(1, id);
     if (!s.step()) return std::nullopt;
-    return read_sequence(s, true);
+    return read_sequence(s, true, path_);
 }
 
 std::vector<SequenceRecord> Project::find_sequences(const std::string& name, bool with_bases) {
@@ -387,7 +393,7 @@ std::vector<SequenceRecord> Project::find_sequences(const std::string& name, boo
     Stmt s(db_, q.c_str());
     s.bind(1, name);
     std::vector<SequenceRecord> out;
-    while (s.step()) out.push_back(read_sequence(s, with_bases));
+    while (s.step()) out.push_back(read_sequence(s, with_bases, path_));
     return out;
 }
 

@@ -151,6 +151,11 @@ CREATE TABLE features(
 CREATE INDEX features_by_sequence ON features(sequence_id, ord);
 ALTER TABLE designs ADD COLUMN specificity REAL;
 )sql",
+    // 5 -> 6: an imported GenBank / EMBL entry's header (entry_header.h) as a JSON object, so that
+    // GenBank export writes its accession, version, organism, division and date back.
+    R"sql(
+ALTER TABLE sequences ADD COLUMN header TEXT NOT NULL DEFAULT '{}' CHECK(json_valid(header));
+)sql",
 };
 
 void exec(sqlite3* db, const std::string& sql, const std::string& what) {
@@ -217,6 +222,9 @@ void create_read_compat_views(sqlite3* db, int version) {
              "CREATE TEMP VIEW vep_results(run_id, row_index, chrom, pos, vcf_id, ref, alt, status, window_start, window_end, "
              "site_log_odds, window_delta, window_delta_rc, window_delta_mean, sequence_id) AS "
              "SELECT 0, 0, '', 1, '', '', '', '', NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0",
+             "reading a schema " + std::to_string(version) + " project");
+    if (version < 6)
+        exec(db, "CREATE TEMP VIEW sequences AS SELECT *, '{}' AS header FROM main.sequences",
              "reading a schema " + std::to_string(version) + " project");
     if (version < 5)
         exec(db, "CREATE TEMP VIEW features(id, sequence_id, ord, key, location, qualifiers) AS SELECT 0, 0, 0, '', '', '[]' WHERE 0",

@@ -4,6 +4,8 @@
 // (import -> export -> import equal), on the test record and, where the emboss-test package is
 // installed, on every GenBank and EMBL release entry it ships; formatted locations parse back to
 // the same parts; a recovery merge carries the features; stored locations must fit their sequence.
+#include <sqlite3.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -55,6 +57,13 @@ size_t round_trip(const std::string& file, const std::string& tag) {
         CHECK(s0->bases == s1->bases);
         CHECK_EQ(s0->name, s1->name);
         CHECK_EQ(s0->description, s1->description);
+        EntryHeader h1 = s1->header;
+        if (s0->header.date.empty()) h1.date.clear();  // an undated entry goes out with the date it was stored
+        if (!(s0->header == h1)) {  // the entry's header goes out as it came in
+            std::fprintf(stderr, "  %s %s header: %s -> %s\n", file.c_str(), s0->name.c_str(), entry_header_json(s0->header).c_str(),
+                         entry_header_json(s1->header).c_str());
+            CHECK(false);
+        }
         auto f0 = pa->features_of_sequence(id), f1 = pb->features_of_sequence(back.sequence_ids[0]);
         CHECK_EQ(f0.size(), f1.size());
         for (size_t i = 0; i < f0.size() && i < f1.size(); ++i) {
@@ -80,6 +89,69 @@ size_t round_trip(const std::string& file, const std::string& tag) {
 TEST(genbank_export_reads_back_to_the_same_features) {
     CHECK_EQ(round_trip(kData + "/flatfile/ptest.gb", "ptest"), size_t(6));
     CHECK_EQ(round_trip(kData + "/flatfile/ptest.embl", "ptest-embl"), size_t(6));
+}
+
+// The header fields of a GenBank entry are kept and written back: LOCUS molecule, topology,
+// division and date, ACCESSION, VERSION, KEYWORDS, SOURCE, ORGANISM and its lineage; a sequence
+// edited since its import is dated by its change; a project whose stored header is not what this
+// program writes is refused by name.
+TEST(genbank_export_keeps_the_entry_header) {
+    CHECK_EQ(round_trip(kData + "/flatfile/reporter_construct.gb", "reporter"), size_t(16));
+    const std::string path = temp_path("header.carbon");
+    auto p = Project::open(path);
+    const int64_t id = import_flat_file(*p, kData + "/flatfile/reporter_construct.gb").sequence_ids.at(0);
+    const EntryHeader h = p->sequence(id)->header;
+    CHECK_EQ(h.molecule, std::string("DNA"));
+    CHECK_EQ(h.topology, std::string("circular"));
+    CHECK_EQ(h.division, std::string("SYN"));
+    CHECK_EQ(h.date, std::string("12-MAR-2024"));
+    CHECK_EQ(h.accession, std::string("CS000029"));
+    CHECK_EQ(h.version, std::string("CS000029.2"));
+    CHECK_EQ(h.keywords, std::string("reporter; MPRA"));
+    CHECK_EQ(h.source, std::string("synthetic DNA construct"));
+    CHECK_EQ(h.organism, std::string("synthetic DNA construct"));
+    CHECK_EQ(h.lineage, std::string("other sequences; artificial sequences"));
+    auto exported = [&] {
+        std::ostringstream out;
+        export_genbank_sequence(*p, out, id);
+        return out.str();
+    };
+    const std::string gb = exported();
+    CHECK(gb.starts_with("LOCUS       pCS-Reporter            3120 bp    DNA     circular SYN 12-MAR-2024\n"));
+    CHECK(gb.find("\nACCESSION   CS000029\nVERSION     CS000029.2\nKEYWORDS    reporter; MPRA.\nSOURCE      synthetic DNA construct\n"
+                  "  ORGANISM  synthetic DNA construct\n            other sequences; artificial sequences.\n") != std::string::npos);
+    // Edited since: the date of the change, the rest kept.
+    std::string bases = p->sequence(id)->bases;
+    bases[10] = bases[10] == 'A' ? 'C' : 'A';
+    p->update_sequence(id, bases, {});
+    const std::string edited = exported();
+    CHECK(edited.find("circular SYN 12-MAR-2024") == std::string::npos);
+    CHECK(edited.find("circular SYN ") != std::string::npos);
+    CHECK(edited.find("VERSION     CS000029.2") != std::string::npos);
+    // A header that is not an object of text is refused, naming the sequence; a field GenBank
+    // could not write (a division of seven letters, a line break) is not used.
+    p.reset();
+    auto raw = [&](const std::string& sql) {
+        auto q = Project::open(path);
+        char* err = nullptr;
+        sqlite3_exec(q->handle(), sql.c_str(), nullptr, nullptr, &err);
+        CHECK(err == nullptr);
+        sqlite3_free(err);
+    };
+    raw("UPDATE sequences SET header = '[1, 2]'");
+    p = Project::open(path);
+    CHECK_THROWS_WITH(p->sequence(id), "sequence 1", "not a JSON object");
+    p.reset();
+    raw("UPDATE sequences SET header = '{\"division\": 7}'");
+    p = Project::open(path);
+    CHECK_THROWS_WITH(p->list_sequences(), "sequence 1", "division is not text");
+    p.reset();
+    raw("UPDATE sequences SET header = json_object('division', 'SYNTHETIC', 'organism', 'a' || char(10) || 'LOCUS x', 'version', 'X.1')");
+    p = Project::open(path);
+    const EntryHeader odd = p->sequence(id)->header;
+    CHECK(odd.division.empty() && odd.organism.empty());
+    CHECK_EQ(odd.version, std::string("X.1"));
+    CHECK(exported().find("\nLOCUS x") == std::string::npos);
 }
 
 TEST(release_entries_round_trip) {

@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
     // A feature-rich GenBank entry (a reporter construct), imported into the project: the
     // feature track, the sequence map and the Features dock, in both palettes.
     QSignalSpy opened(w.project(), &ProjectController::sequenceOpened);
-    w.openPath(QStringLiteral(CARBON_TEST_SOURCE_DIR "/ui/data/reporter_construct.gb"));
+    w.openPath(QStringLiteral(CARBON_TEST_SOURCE_DIR "/storage/data/flatfile/reporter_construct.gb"));
     if (!waitFor([&] { return w.document()->size() == 3120; }, 20000)) return 1;
     raise(w, "featuresDock");
     w.editor()->setSelection(359, 640);  // the promoter

@@ -42,19 +42,12 @@ namespace st = carbon::storage;
 class TestFeatures : public QObject {
     Q_OBJECT
 private:
-    const QString data_ = QStringLiteral(CARBON_TEST_SOURCE_DIR "/ui/data/reporter_construct.gb");
+    const QString data_ = QStringLiteral(CARBON_TEST_SOURCE_DIR "/storage/data/flatfile/reporter_construct.gb");
     QTemporaryDir tmp_;
 
     // A window at a laptop's size with the reporter construct open (and a plain sequence beside it).
     void openConstruct(MainWindow& w, const QString& name) {
-        const QString path = tmp_.filePath(name);
-        {
-            auto p = st::Project::open(path.toStdString());
-            st::SequenceRecord s;
-            s.name = "plain";
-            s.bases = ui_test::randomBases(500, 3).toStdString();
-            p->add_sequence(s);
-        }
+        const QString path = ui_test::projectWithSequence(tmp_.filePath(name), "plain", 500, 3);
         w.resize(1366, 740);
         w.show();
         QSignalSpy opened(w.project(), &ProjectController::sequenceOpened);

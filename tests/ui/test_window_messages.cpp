@@ -56,15 +56,7 @@ private:
     QTemporaryDir tmp_;
     QString model_;
 
-    QString project(const QString& name) {
-        const QString path = tmp_.filePath(name);
-        auto p = st::Project::open(path.toStdString());
-        st::SequenceRecord s;
-        s.name = "alpha";
-        s.bases = ui_test::randomBases(300, 7).toStdString();
-        p->add_sequence(s);
-        return path;
-    }
+    QString project(const QString& name) { return ui_test::projectWithSequence(tmp_.filePath(name), "alpha", 300, 7); }
 
     static void open(MainWindow& w, const QString& path) {
         QSignalSpy opened(w.project(), &ProjectController::sequenceOpened);

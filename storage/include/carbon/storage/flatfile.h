@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "carbon/storage/entry_header.h"
+
 namespace carbon::storage {
 
 // One local part of a feature's location: bases [start, end) (0-based; start == end for a site
@@ -65,6 +67,7 @@ struct FlatRecord {
     std::string accession;    // VERSION (GenBank) or AC + SV (EMBL); may be empty
     std::string description;  // DEFINITION / DE lines joined
     bool circular = false;    // the LOCUS / ID line says so
+    EntryHeader header;       // LOCUS / ID fields, ACCESSION, VERSION, KEYWORDS, SOURCE, ORGANISM
     std::string bases;        // upper-cased IUPAC letters
     std::vector<Feature> features;
     size_t line = 0;  // the LOCUS / ID line

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "carbon/storage/entry_header.h"
+
 #include "carbon/support/common.h"
 
 struct sqlite3;
@@ -36,6 +38,7 @@ struct SequenceRecord {
     std::string origin;       // where it came from: "file.fa:12", "typed", "design 7"
     std::string created, modified;  // ISO 8601 UTC, set by the project
     int64_t length = 0;       // filled by reads (bases may be left empty by list_sequences)
+    EntryHeader header;       // an imported GenBank / EMBL entry's header; empty for the others
 };
 
 // A feature of an imported GenBank / EMBL entry (flatfile.h's Feature, as stored).
