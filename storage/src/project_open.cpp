@@ -91,6 +91,20 @@ sqlite3* connect(const std::string& path, const std::string& target, int flags) 
         throw Error(path + ": cannot open the project: " + msg);
     }
     sqlite3_extended_result_codes(db, 1);
+    // A project file is untrusted input (SQLite's "defense against dark arts"): no SQL that would
+    // corrupt it on purpose, no extension loading, and none of the file's own triggers or views
+    // ever run (the connection's TEMP ones, the read-compatibility views, still do). The schema is
+    // then checked to be exactly ours before anything reads or writes a table (Project::open).
+    // trusted_schema stays on: the project's own CHECK constraints call json_valid, which SQLite
+    // 3.40 does not mark innocuous, so with it off no project could be read; what it guards
+    // against, a file's functions in triggers, views, constraints or defaults running on our reads
+    // and writes, the exact schema check and the switched-off triggers and views stop first.
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+    if (sqlite3_libversion_number() >= 3035000) {  // earlier, these switched off TEMP views and triggers too
+        sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+        sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
+    }
     return db;
 }
 
@@ -278,6 +292,9 @@ std::unique_ptr<Project> Project::open(const std::string& path, const OpenOption
     if (id.kind == Kind::Foreign) throw Error(path + ": not a Carbon Studio project: " + id.why + "; nothing was written to it");
     if (id.kind == Kind::Empty && (!zero_bytes || o.read_only || !o.create))
         throw Error(path + ": not a Carbon Studio project: " + id.why + "; nothing was written to it");
+    if (id.kind != Kind::Empty && id.version < 1)
+        throw Error(path + ": not a project this version can open: its schema version (user_version " + std::to_string(id.version) +
+                    ") is not one a project ever has (1 to " + std::to_string(detail::newest_schema_version()) + "); nothing was written to it");
     if (id.version > detail::newest_schema_version())
         throw Error(path + ": project schema version " + std::to_string(id.version) + " is newer than this Carbon Studio understands (" +
                     std::to_string(detail::newest_schema_version()) + "); open it with a newer version");
@@ -305,6 +322,21 @@ std::unique_ptr<Project> Project::open(const std::string& path, const OpenOption
         p->db_ = connect(path, file_uri(path, "immutable=1"), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
         db = p->db_;
         sqlite3_busy_handler(db, &Project::busy_handler, p.get());
+    }
+    // Before anything reads or writes it: the file holds exactly the tables and indexes a project
+    // of its version has (no trigger, view, extra index or column, no changed constraint).
+    if (id.kind != Kind::Empty) {
+        // The version as the connection reads it (a migration may still be in the -wal file).
+        const int version = p->file_schema_version();
+        if (version < 1 || version > detail::newest_schema_version())
+            throw Error(path + ": not a project this version can open: its schema version (user_version " + std::to_string(version) +
+                        ") is not one this Carbon Studio knows (1 to " + std::to_string(detail::newest_schema_version()) +
+                        "); nothing was written to it");
+        id.version = version;
+        const std::string diff = detail::schema_difference(detail::read_schema_objects(db), version);
+        if (!diff.empty())
+            throw Error(path + ": not a project this version can trust: " + diff +
+                        " (a project holds only the tables and indexes Carbon Studio makes); nothing was written to it");
     }
     run_sql(db, path, "PRAGMA foreign_keys = ON", "cannot enable foreign keys");
     if (o.read_only) {

@@ -189,22 +189,25 @@ SchemaSignature read_signature(sqlite3* db) {
     return sig;
 }
 
-SchemaSignature schema_signature(int version) {
-    // Replaying the migrations into a scratch database keeps the signature in step with them.
-    sqlite3* mem = nullptr;
-    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nullptr) != SQLITE_OK) {
-        sqlite3_close_v2(mem);
+ReplayedSchema::ReplayedSchema(int version) {
+    if (sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nullptr) != SQLITE_OK) {
+        sqlite3_close_v2(db_);
         throw Error("cannot open an in-memory database: out of memory");
     }
     try {
-        for (int step = 0; step < version && step < newest_schema_version(); ++step) exec(mem, kMigrations[step], "schema signature");
-        SchemaSignature sig = read_signature(mem);
-        sqlite3_close_v2(mem);
-        return sig;
+        for (int step = 0; step < version && step < newest_schema_version(); ++step) exec(db_, kMigrations[step], "schema replay");
     } catch (...) {
-        sqlite3_close_v2(mem);
+        sqlite3_close_v2(db_);
         throw;
     }
+}
+
+ReplayedSchema::~ReplayedSchema() { sqlite3_close_v2(db_); }
+
+SchemaSignature schema_signature(int version) {
+    // Replaying the migrations into a scratch database keeps the signature in step with them.
+    const ReplayedSchema replay(version);
+    return read_signature(replay.db());
 }
 
 void create_read_compat_views(sqlite3* db, int version) {
@@ -234,6 +237,7 @@ void create_read_compat_views(sqlite3* db, int version) {
 void migrate(sqlite3* db, int up_to) {
     const int v = user_version(db);
     const char* file = sqlite3_db_filename(db, "main");
+    if (v < 0) throw Error(std::string(file ? file : "project") + ": project schema version " + std::to_string(v) + " is not a version");
     if (v > newest_schema_version())
         throw Error(std::string(file ? file : "project") + ": project schema version " + std::to_string(v) +
                     " is newer than this Carbon Studio understands (" + std::to_string(newest_schema_version()) +

@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+#include <fstream>
+
 #include "carbon/storage/project.h"
 #include "check.h"
 #include "storage_test_util.h"
@@ -129,6 +131,46 @@ TEST(a_file_with_a_sequences_table_is_refused_before_anything_changes) {
     // The same table at a project's schema version is not enough either.
     sql(path, "PRAGMA user_version = 3");
     check_refused_untouched(path, {"not those of a project of schema 3", "it has no table"});
+}
+
+// A project is a document people send each other: a file with Carbon Studio's application_id and
+// a schema that is not exactly what the migrations make (a trigger, a view standing in for a
+// table, an extra column or index, a user_version out of range or lying about the schema) is
+// refused before anything reads or writes it, read-write and read-only, and stays byte-identical.
+TEST(a_tampered_project_is_refused_before_anything_runs) {
+    const std::string base = temp_path("base.carbon");
+    {
+        auto p = Project::open(base);
+        SequenceRecord s;
+        s.name = "promoter";
+        s.bases = "ACGTACGTAC";
+        p->add_sequence(s);
+    }
+    sql(base, "PRAGMA journal_mode = DELETE");  // one file, as sent
+    const std::string bytes = file_bytes(base);
+    const struct {
+        const char* name;
+        const char* sql;
+        std::initializer_list<const char*> parts;
+    } cases[] = {
+        {"trigger", "CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM sequences; END;",
+         {"not a project this version can trust", "trigger 'wipe' on table 'runs'", "nothing was written"}},
+        {"view", "DROP TABLE regions; CREATE VIEW regions AS SELECT 1 AS id;", {"its 'regions' is a view where a project of schema"}},
+        {"column", "ALTER TABLE sequences ADD COLUMN notes TEXT;", {"its table 'sequences' is defined as", ",notes TEXT)'"}},
+        {"index", "CREATE INDEX by_bases ON sequences(bases);", {"index 'by_bases' on table 'sequences'"}},
+        {"table", "CREATE TABLE loot(x);", {"a table 'loot'"}},
+        {"negative", "PRAGMA user_version = -1;", {"user_version -1", "1 to "}},
+        {"future", "PRAGMA user_version = 99;", {"schema version 99 is newer"}},
+        {"lying", "PRAGMA user_version = 3;", {"a project of schema 3"}},
+    };
+    for (const auto& c : cases) {
+        const std::string path = temp_path(std::string("tampered-") + c.name + ".carbon");
+        { std::ofstream(path, std::ios::binary) << bytes; }
+        sql(path, c.sql);
+        check_refused_untouched(path, c.parts);
+    }
+    // The untampered copy opens.
+    CHECK(Project::open(base)->list_sequences().size() == 1);
 }
 
 TEST(an_earlier_projects_tables_plus_one_of_its_own_are_refused) {

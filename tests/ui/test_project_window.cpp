@@ -34,6 +34,7 @@
 #include "document/commands/insert_bases_command.h"
 #include "document/sequence_document.h"
 #include "main_window.h"
+#include "views/message_bar.h"
 #include "ui_test_support.h"
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
@@ -470,6 +471,37 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
         const QString msg = errors.last().at(1).toString();
         QVERIFY2(msg.contains(QStringLiteral("not a Carbon Studio project")) && msg.contains(QStringLiteral("contacts")), qPrintable(msg));
+        QVERIFY(w.project()->path().isEmpty());
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), before);
+        QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
+    }
+
+    // A project someone sent with a trigger of its own (issue 31): File > Open refuses it at the
+    // top of the window with the reason, and the file is byte-identical afterwards.
+    void aTamperedProjectIsRefusedAtTheTopOfTheWindow() {
+        QTemporaryDir tmp;
+        const QString path = ui_test::projectWithSequence(tmp.filePath(QStringLiteral("sent.carbon")), "alpha", 200, 9);
+        {
+            sqlite3* db = nullptr;
+            sqlite3_open(path.toUtf8().constData(), &db);
+            sqlite3_exec(db, "PRAGMA journal_mode = DELETE; CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM sequences; END;",
+                         nullptr, nullptr, nullptr);
+            sqlite3_close(db);
+        }
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray before = f.readAll();
+        f.close();
+        MainWindow w;
+        w.show();
+        QSignalSpy errors(w.project(), &ProjectController::projectError);
+        w.project()->openProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(errors.count() > 0, 20000);
+        QTRY_VERIFY(w.messageBar()->isVisible());
+        QVERIFY2(w.messageBar()->text().contains(QStringLiteral("not a project this version can trust")) &&
+                     w.messageBar()->text().contains(QStringLiteral("trigger 'wipe'")),
+                 qPrintable(w.messageBar()->text()));
         QVERIFY(w.project()->path().isEmpty());
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), before);

@@ -85,7 +85,10 @@ ProjectController::ProjectController(SequenceDocument* doc, SequenceEditor* edit
     connect(s, &ProjectStore::sampleFailed, this, [this] { sampleFiles_.reset(); });
     connect(s, &ProjectStore::waiting, this, [this](const QString& text) { services_->message(text, 6000); });
     connect(s, &ProjectStore::failed, this, [this](const QString& what, const QString& error) {
-        services_->report(tr("%1 failed: %2").arg(what, error));
+        // At the top of the window (and in the Run Log), where the user who chose File > Open looks.
+        const QString text = tr("%1 failed: %2").arg(what, error);
+        services_->message(text, 15000);
+        services_->error(text);
         emit projectError(what, error);
     });
     connect(browser_, &ProjectBrowser::openSequence, this, &ProjectController::openStoredSequence);
