@@ -31,7 +31,7 @@ TAMPERS = [
      "SELECT x AS id, 1 AS sequence_id, NULL AS design_id, 'annotation' AS kind, 0 AS start, 1 AS \"end\", '' AS template, "
      "'' AS label FROM c;",
      "its 'regions' is a view where a project of schema"),
-    ("extra-column", "ALTER TABLE sequences ADD COLUMN notes TEXT;", "table 'sequences' is not defined as in a project of schema"),
+    ("extra-column", "ALTER TABLE sequences ADD COLUMN notes TEXT;", "its table 'sequences' is defined as '...L DEFAULT '{}' CHECK(json_valid(header)),notes TEXT)'"),
     ("extra-index", "CREATE INDEX by_bases ON sequences(bases);", "index 'by_bases' on table 'sequences'"),
     ("negative-version", "PRAGMA user_version = -1;", "user_version"),
     ("lying-version", "PRAGMA user_version = 3;", "a project of schema 3"),
