@@ -23,10 +23,14 @@ bool aligned16(const void* p) {
     return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
 
-std::size_t ticket_bytes(int n) {
-    const std::size_t tiles = (static_cast<std::size_t>(n) + kGemvRows - 1) / kGemvRows;
-    return (tiles * sizeof(unsigned int) + 15) / 16 * 16;  // the partials after it stay 16-byte aligned
-}
+// The tickets: one counter per tile, at the start of the workspace, in a region of the same size
+// for every shape (k is split only below kGemvTargetBlocks tiles), so that launches of different
+// shapes sharing one workspace find every counter at zero: a region sized by n would put one
+// shape's partials over another shape's counters (found on an H200 with the carbon-3b shape:
+// wk's 192-tile partials landed on wq's counters for tiles 192-767, and the next layer's wq
+// never drew its last ticket).
+constexpr std::size_t kTicketBytes = kGemvTargetBlocks * sizeof(unsigned int);
+static_assert(kTicketBytes % 16 == 0, "the partials after the tickets stay 16-byte aligned");
 
 template <class Tw, class Tx, class Ty, int kBatch>
 cudaError_t launch_group(const Tx* x, int batch, const Tw* w, const int32_t* rows, Ty* y, const GemvSizes& s,
@@ -35,7 +39,7 @@ cudaError_t launch_group(const Tx* x, int batch, const Tw* w, const int32_t* row
     float* partials = nullptr;
     if (plan.splits > 1) {
         tickets = static_cast<unsigned int*>(workspace);
-        partials = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + ticket_bytes(s.n));
+        partials = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + kTicketBytes);
     }
     const dim3 grid(static_cast<unsigned>((s.n + kGemvRows - 1) / kGemvRows), static_cast<unsigned>(plan.splits));
     return launch(gemv_kernel<Tw, Tx, Ty, kBatch>, grid, dim3(kGemvThreads), 0, stream, x, batch, s.ldx, w, s.w_rows,
@@ -65,6 +69,9 @@ cudaError_t run(const Tx* x, const Tw* w, const int32_t* rows, Ty* y, const Gemv
         return refuse("ldx = %d elements of %zu bytes: x's rows must start on 16-byte boundaries", s.ldx, sizeof(Tx));
 
     const GemvPlan plan = gemv_plan(s.n, s.k);
+    if (plan.splits > 1 && (s.n + kGemvRows - 1) / kGemvRows > kGemvTargetBlocks)  // gemv_plan never does this
+        return refuse("k split %d ways for %d tiles: more tiles than the %d tickets", plan.splits, (s.n + kGemvRows - 1) / kGemvRows,
+                      kGemvTargetBlocks);
     if (plan.splits > 1) {
         const std::size_t need = gemv_workspace_bytes(s.n, s.k, s.batch);
         if (workspace == nullptr || workspace_bytes < need)
@@ -100,8 +107,7 @@ std::size_t gemv_workspace_bytes(int n, int k, int batch) {
     const GemvPlan plan = gemv_plan(n, k);
     if (plan.splits == 1) return 0;
     const std::size_t group = batch < kGemvBatchGroup ? static_cast<std::size_t>(batch) : kGemvBatchGroup;
-    return ticket_bytes(n) +
-           static_cast<std::size_t>(plan.splits) * group * static_cast<std::size_t>(n) * sizeof(float);
+    return kTicketBytes + static_cast<std::size_t>(plan.splits) * group * static_cast<std::size_t>(n) * sizeof(float);
 }
 
 int gemv_k_splits(int n, int k) {

@@ -135,6 +135,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
     const double load_s = seconds_since(t_load);
     Backend& be = m->backend();
     const Tokenizer& tok = m->tokenizer();
+    if (!m->notice().empty()) std::fprintf(stderr, "note: %s\n", m->notice().c_str());
     std::fprintf(stderr, "bench: %s on %s (load %.2f s)\n", m->checkpoint().dir().c_str(), be.describe().c_str(), load_s);
 
     json report;

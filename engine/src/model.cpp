@@ -3,6 +3,9 @@
 
 #include "carbon/gpu_provider.h"
 
+#include <cstdlib>
+#include <string_view>
+
 
 namespace carbon {
 
@@ -44,7 +47,11 @@ std::unique_ptr<Backend> Model::start_gpu(const ModelOptions& options, const Bac
                        " MiB, a bf16 KV cache for its " + std::to_string(config().max_position_embeddings) +
                        "-token context and the workspace)");
     std::unique_ptr<Backend> backend = gpu->make(checkpoint_, tokenizer_.kmer_ids(), bo);
-    if (options.self_check) {
+    // CARBON_GPU_SELF_CHECK=off: measured without the check (benchmarks of random-weight
+    // checkpoints, tests/gpu/prove.sh); said in the notice.
+    if (options.self_check && std::getenv("CARBON_GPU_SELF_CHECK") && std::string_view(std::getenv("CARBON_GPU_SELF_CHECK")) == "off") {
+        notice_ = "GPU self-check skipped (CARBON_GPU_SELF_CHECK=off)";
+    } else if (options.self_check) {
         BackendOptions reference = bo;  // the CPU oracle: fp32 activations whatever the CPU offers
         reference.cpu_kernels = "fp32";
         auto cpu = make_cpu_backend(checkpoint_, tokenizer_.kmer_ids(), reference);

@@ -92,6 +92,12 @@ if [ "$HAVE_NVCC" = 1 ]; then
   cudart=$(ldd "$BUILD/bin/libcarbon-cuda.so" | awk '/libcudart\.so/ {print $3}')
   [ -n "$cudart" ] && [ -f "$cudart" ] || fail "libcarbon-cuda.so does not name a libcudart the loader finds here"
   cp -L "$cudart" "$CARRY/lib/"
+  # Libraries a carried program links that a bare GPU machine may not have (Boost.Context: the host
+  # seam's fibres, in test_backend_selection); not the CUDA ones, which the machine brings.
+  for f in "$CARRY"/bin/* "$CARRY"/tests/*; do
+    [ -x "$f" ] || continue
+    ldd "$f" 2>/dev/null | awk '/libboost_/ {print $3}'
+  done | sort -u | while read -r lib; do [ -f "$lib" ] && cp -L "$lib" "$CARRY/lib/"; done
 fi
 
 bytes=$(du -sb "$CARRY" | cut -f1)

@@ -149,9 +149,23 @@ phase_models() {
   note "$(awk -F'\t' '{printf "%s%s %s s (%s)", (NR>1?", ":""), $1, $2, $3}' "$LOGS/models.tsv")"
 }
 
+phase_self_check_large() {
+  # The first-use self-check on the large model (the CPU oracle runs it in fp32): its verdict and
+  # KL divergence, recorded. The bench phases after it run with CARBON_GPU_SELF_CHECK=off, so
+  # that they measure the CUDA backend whatever this verdict (random weights; correctness is
+  # gpu-tests' and parity's).
+  local out cache
+  cache=$(mktemp -d)
+  out=$(XDG_CACHE_HOME="$cache" "$CLI" bench --model "$MODELS/$LARGE" --backend cuda --workload forward --batches 1 \
+    --prompt-tokens 16 --decode-tokens 2 --repeat 1 2>&1); echo "$out"
+  rm -rf "$cache"
+  note "$(grep -o 'GPU self-check [^:]*: largest KL divergence[^)]*)' <<<"$out" | head -1)"
+  grep -q 'GPU self-check passed' <<<"$out"
+}
+
 bench() {  # MODEL WORKLOAD [ARGS...]: carbon-cli bench --backend cuda, JSON into the logs
   local model=$1 workload=$2; shift 2
-  "$CLI" bench --model "$MODELS/$model" --backend cuda --workload "$workload" --json "$LOGS/bench-$workload-$model.json" "$@"
+  CARBON_GPU_SELF_CHECK=off "$CLI" bench --model "$MODELS/$model" --backend cuda --workload "$workload" --json "$LOGS/bench-$workload-$model.json" "$@"
 }
 export -f bench
 # shellcheck disable=SC2086
@@ -173,10 +187,10 @@ phase_oracle() {
   # proposal is the target's own token with probability alpha (acceptance set apart from cost).
   # shellcheck disable=SC2086
   set -- $ORACLE
-  "$CARRY/bin/bench_spec_oracle" "$MODELS/$LARGE" "$MODELS/$SMALL" "$1" "$2" "$3" "$4" cuda
+  CARBON_GPU_SELF_CHECK=off "$CARRY/bin/bench_spec_oracle" "$MODELS/$LARGE" "$MODELS/$SMALL" "$1" "$2" "$3" "$4" cuda
 }
 
-export -f phase_preflight phase_gpu_tests phase_self_check phase_parity phase_models phase_forward_small \
+export -f phase_preflight phase_gpu_tests phase_self_check phase_parity phase_models phase_self_check_large phase_forward_small \
   phase_forward_large phase_generate_small phase_generate_large phase_score_small phase_score_large \
   phase_speculative phase_oracle
 
@@ -224,6 +238,7 @@ run_phase gpu-tests 150
 run_phase self-check 45
 run_phase parity 120
 run_phase models 100
+run_phase self-check-large 60
 run_phase forward-small 45
 run_phase forward-large 60
 run_phase generate-small 45

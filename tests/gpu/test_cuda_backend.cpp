@@ -217,7 +217,7 @@ TEST(bad_batches_are_refused_before_any_cache_changes) {
     CHECK_THROWS_WITH(be->fork_sequence(999), "unknown sequence id 999");
 }
 
-TEST(odd_shapes_match_fp32_gqa_5_to_1_head_dim_24_untied_yarn_llama3_sharded) {
+TEST(odd_shapes_match_fp32_gqa_5_to_1_head_dim_24_untied_yarn_llama3_sharded_wide_split_k) {
     struct Shape {
         const char* tag;
         TestModelOptions o;
@@ -232,6 +232,12 @@ TEST(odd_shapes_match_fp32_gqa_5_to_1_head_dim_24_untied_yarn_llama3_sharded) {
     TestModelOptions c;
     c.rope = "llama3", c.heads = 8, c.kv_heads = 8, c.hidden = 128, c.head_dim = 16;
     shapes.push_back({"llama3-mha", c});
+    // Hidden 2048 with 8:1 GQA: the decode gemv splits k for q (2 slices over 512 tiles) and for
+    // k, v, gate and up (64 tiles) on one workspace; the shape that found the shared-ticket bug on
+    // an H200 (the carbon-3b shape gave NaN logits), small enough for the host seam.
+    TestModelOptions d;
+    d.hidden = 2048, d.heads = 16, d.kv_heads = 2, d.head_dim = 128, d.intermediate = 256, d.compact_vocab = true;
+    shapes.push_back({"wide-split-k", d});
     for (Shape& s : shapes) {
         s.o.seed = 17;
         s.o.dtype = DType::F32;

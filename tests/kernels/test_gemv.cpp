@@ -239,7 +239,7 @@ TEST(plan_splits_small_tile_counts_only) {
             if (plan.splits > 1) CHECK(plan.splits * plan.chunks_per_split >= k / 8);
         }
     CHECK_EQ(carbon::kern::gemv_workspace_bytes(1024, 1024, 8), std::size_t{0});
-    CHECK_EQ(carbon::kern::gemv_workspace_bytes(384, 3072, 3), std::size_t{96 * 4 + 3 * 3 * 384 * 4});
+    CHECK_EQ(carbon::kern::gemv_workspace_bytes(384, 3072, 3), std::size_t{1024 * 4 + 3 * 3 * 384 * 4});
     CHECK_EQ(carbon::kern::gemv_workspace_bytes(384, 3072, 17), carbon::kern::gemv_workspace_bytes(384, 3072, 8));
 }
 
@@ -337,6 +337,31 @@ TEST(the_workspace_is_left_ready_for_the_next_launch) {
             first = y;
         else
             CHECK(std::memcmp(first.data(), y.data(), sizeof(float) * y.size()) == 0);
+    }
+}
+
+TEST(one_workspace_serves_shapes_of_different_splits_in_any_order) {
+    // The carbon-3b decode: q (3072 x 3072, k in 2 slices), k and v (768 x 3072, 3 slices), then
+    // the next layer's q, all on one workspace sized for the largest. Before the tickets had a
+    // region of their own, k's partials overwrote q's counters and the second q kept its junk.
+    using carbon::kern::gemv_workspace_bytes;
+    const int n_q = kQuick ? 72 : 3072, n_kv = kQuick ? 20 : 768;  // quick: fewer tiles, the same overlap
+    const auto q = make_problem<__nv_bfloat16, float, float>(Shape{1, 3072, n_q}, 1500);
+    const auto kv = make_problem<__nv_bfloat16, float, float>(Shape{1, 3072, n_kv}, 1501);
+    CHECK(carbon::kern::gemv_k_splits(n_q, 3072) > 1 && carbon::kern::gemv_k_splits(n_kv, 3072) > 1);
+    const std::size_t ws = std::max(gemv_workspace_bytes(n_q, 3072, 1), gemv_workspace_bytes(n_kv, 3072, 1));
+    DeviceBuffer<unsigned char> dws(std::vector<unsigned char>(ws, 0));
+    DeviceBuffer<__nv_bfloat16> wq(q.w), wkv(kv.w);
+    DeviceBuffer<float> xq(q.x), xkv(kv.x);
+    for (int layer = 0; layer < 3; ++layer) {
+        for (const auto* p : {&q, &kv, &kv}) {
+            DeviceBuffer<float> dy(static_cast<std::size_t>(p->s.batch) * p->s.ldy);
+            const bool is_q = p == &q;
+            CHECK_EQ(carbon::kern::gemv((is_q ? xq : xkv).get(), (is_q ? wq : wkv).get(), nullptr, dy.get(), p->s, dws.get(), ws,
+                                        nullptr),
+                     cudaSuccess);
+            CHECK_EQ(mismatches(*p, dy.download()), 0);
+        }
     }
 }
 

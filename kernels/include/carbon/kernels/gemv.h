@@ -27,8 +27,10 @@ struct GemvSizes {
 // on x[b] alone, bit for bit (the summation order depends on n and k only). x and W must be 16-byte
 // aligned; y must not overlap x, W or the workspace.
 // workspace: gemv_workspace_bytes(n, k, batch) bytes, 16-byte aligned, zero-filled once after
-// allocation (each launch leaves it zeroed); unused (may be null) when that is 0. One workspace per
-// stream: launches that may run at the same time need their own.
+// allocation; unused (may be null) when that is 0. Its first bytes are the split-K tickets, the
+// same region for every shape, which each launch leaves at zero; the rest is scratch. So one
+// workspace of the largest size any of its shapes needs serves them all, in any order. One
+// workspace per stream: launches that may run at the same time need their own.
 // Returns cudaErrorInvalidValue for anything unsupported (gemv_last_refusal() says what), else the
 // launch's status; batch == 0 or n == 0 launches nothing.
 cudaError_t gemv(const __nv_bfloat16* x, const __nv_bfloat16* w, const int32_t* rows, float* y, const GemvSizes& sizes,
