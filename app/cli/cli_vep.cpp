@@ -62,7 +62,7 @@ const char* kVepUsage = R"(usage: carbon-cli vep --model DIR --reference GENOME.
     window_clipped   the window runs off a contig end: scored on the bases there are
     ref_mismatch     REF is not the reference's sequence at POS (not scored)
     missing_contig   the reference has no such contig (not scored)
-    outside_contig   REF runs past the contig's end (not scored)
+    outside_contig   REF starts on the contig but runs past its end (not scored)
     symbolic_allele  <DEL>, <*>, '*' and the like (not scored)
     breakend         a breakend (t[p[, ]p]t, .t, t.) (not scored)
     invalid_allele   ALT has letters other than A, C, G, T, N (not scored)
@@ -179,7 +179,7 @@ int cmd_vep(const std::vector<std::string>& argv) {
 
     // Inputs first (a wrong path is refused before the model loads).
     storage::VcfReader vcf(settings.vcf, settings.regions);
-    const auto genome = storage::ReferenceGenome::open(settings.reference, storage::ReferenceGenome::default_index_dir());
+    const auto genome = open_reference(settings.reference);
     auto m = load_model_from_args(a);
     VepScorer scorer(settings, *m, *genome);
 

@@ -75,7 +75,8 @@ std::string region_text(const std::string& contig, int64_t from1, int64_t to1) {
 int vep_list_shards(const Args& a, const VepSettings& s) {
     const int64_t shard_bp = a.integer("shard-bp", 2000000, 100, int64_t(1) << 40);
     const std::vector<std::string> contigs = storage::VcfReader::indexed_contigs(s.vcf);
-    const auto genome = storage::ReferenceGenome::open(s.reference, storage::ReferenceGenome::default_index_dir());
+    const auto genome = open_reference(s.reference);
+    runs::check_vep_regions(s.regions, *genome);
     Json shards = Json::array();
     for (const std::string& c : contigs) {
         const int64_t len = genome->length(c);
@@ -117,7 +118,7 @@ int vep_list_shards(const Args& a, const VepSettings& s) {
 
 int vep_worker(const Args& a, const VepSettings& settings) {
     if (::isatty(1)) throw Error("--worker speaks a binary protocol on standard output; it is started by carbon-cluster, not by hand");
-    const auto genome = storage::ReferenceGenome::open(settings.reference, storage::ReferenceGenome::default_index_dir());
+    const auto genome = open_reference(settings.reference);
     auto m = load_model_from_args(a);
     VepScorer scorer(settings, *m, *genome);
     send_frame(Json({{"protocol", kProtocol}, {"carbon", CARBON_VERSION}, {"header", vep_header(settings)},

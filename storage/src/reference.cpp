@@ -2,6 +2,7 @@
 #include "carbon/storage/reference.h"
 
 #include <htslib/faidx.h>
+#include <optional>
 #include <unistd.h>
 
 #include <cctype>
@@ -15,17 +16,16 @@
 #include "carbon/support/common.h"
 #include "carbon/support/input_file.h"
 #include "carbon/support/user_dirs.h"
+#include "fasta_index.h"
 
 namespace carbon::storage {
 
 namespace fs = std::filesystem;
 
 struct ReferenceGenome::Index {
-    faidx_t* fai = nullptr;
-    std::unordered_map<std::string, int64_t> lengths;
-    ~Index() {
-        if (fai) fai_destroy(fai);
-    }
+    std::vector<FaiEntry> entries;
+    std::unordered_map<std::string, size_t> by_name;
+    std::unique_ptr<RawFasta> raw;
 };
 
 namespace {
@@ -84,21 +84,17 @@ void build_index(const std::string& path, bool bgzip, const fs::path& dir, const
     if (ec) throw Error(dir.string() + ": cannot store the reference's index: " + ec.message());
 }
 
-std::vector<ReferenceContig> read_fai(const fs::path& fai, const std::string& path) {
-    std::ifstream f(fai);
-    if (!f) throw Error(fai.string() + ": cannot read the index of " + path);
-    std::vector<ReferenceContig> out;
-    std::string line;
-    size_t n = 0;
-    while (std::getline(f, line)) {
-        ++n;
-        std::istringstream is(line);
-        ReferenceContig c;
-        if (!std::getline(is, c.name, '\t') || !(is >> c.length) || c.length < 0)
-            throw Error(fai.string() + ":" + std::to_string(n) + ": not a faidx index line (NAME, LENGTH, ...)");
-        out.push_back(std::move(c));
+// The index at `fai` (and `gzi`), loaded and checked against the FASTA; the reason it does not
+// describe the FASTA as it is now, or nothing when it does.
+std::optional<std::string> load_checked(const std::string& path, bool bgzip, const fs::path& fai, const fs::path& gzi,
+                                        std::vector<FaiEntry>& entries, std::unique_ptr<RawFasta>& raw) {
+    try {
+        entries = read_fai_file(fai.string(), path);
+        raw = std::make_unique<RawFasta>(path, bgzip, gzi.string());
+        return check_fai_layout(entries, *raw, path);
+    } catch (const Error& e) {
+        return std::string(e.what());
     }
-    return out;
 }
 
 }  // namespace
@@ -118,37 +114,51 @@ std::unique_ptr<ReferenceGenome> ReferenceGenome::open(const std::string& path, 
                            "everything before it; recompress it: zcat " + path + " | bgzip > NEW.fa.gz");
     const bool bgzip = kind == Compression::Bgzip;
 
-    fs::path fai = path + ".fai", gzi = path + ".gzi";
-    if (!current(fai, path) || (bgzip && !current(gzi, path))) {
-        std::error_code ec;
-        const auto canonical = fs::weakly_canonical(path, ec).string();
-        const auto time = fs::last_write_time(path, ec).time_since_epoch().count();
-        char key[17];
-        std::snprintf(key, sizeof key, "%016llx",
-                      static_cast<unsigned long long>(fnv1a(canonical + "|" + std::to_string(size) + "|" + std::to_string(time))));
-        const fs::path dir = fs::path(index_dir) / key;
-        fai = dir / "index.fai";
-        gzi = dir / "index.gzi";
-        if (!fs::is_regular_file(fai, ec) || (bgzip && !fs::is_regular_file(gzi, ec)))
-            build_index(path, bgzip, dir, fai, gzi);
-    }
-
     std::unique_ptr<ReferenceGenome> g(new ReferenceGenome);
     g->path_ = path;
     g->index_ = std::make_unique<Index>();
-    g->index_->fai = fai_load3(path.c_str(), fai.c_str(), bgzip ? gzi.c_str() : nullptr, 0);
-    if (!g->index_->fai) throw Error(path + ": htslib could not open it with its index " + fai.string());
-    g->contigs_ = read_fai(fai, path);
-    if (g->contigs_.empty()) throw Error(path + ": holds no sequences");
-    for (const auto& c : g->contigs_) g->index_->lengths.emplace(c.name, c.length);
+    Index& x = *g->index_;
+
+    // The FASTA's own index when it is current and describes the file as it is; otherwise one built
+    // into index_dir (never beside the user's file), checked the same way.
+    const fs::path own_fai = path + ".fai", own_gzi = path + ".gzi";
+    if (current(own_fai, path) && (!bgzip || current(own_gzi, path))) {
+        const auto why = load_checked(path, bgzip, own_fai, own_gzi, x.entries, x.raw);
+        if (!why) return finish(std::move(g));
+        g->index_note_ = own_fai.string() + " does not describe " + path + " as it is now (" + *why +
+                         "); using an index built from the FASTA instead";
+    }
+    std::error_code ec;
+    const auto canonical = fs::weakly_canonical(path, ec).string();
+    const auto time = fs::last_write_time(path, ec).time_since_epoch().count();
+    char key[17];
+    std::snprintf(key, sizeof key, "%016llx",
+                  static_cast<unsigned long long>(fnv1a(canonical + "|" + std::to_string(size) + "|" + std::to_string(time))));
+    const fs::path dir = fs::path(index_dir) / key;
+    const fs::path fai = dir / "index.fai", gzi = dir / "index.gzi";
+    if (fs::is_regular_file(fai, ec) && (!bgzip || fs::is_regular_file(gzi, ec)) &&
+        !load_checked(path, bgzip, fai, gzi, x.entries, x.raw))
+        return finish(std::move(g));
+    build_index(path, bgzip, dir, fai, gzi);
+    if (const auto why = load_checked(path, bgzip, fai, gzi, x.entries, x.raw)) throw Error(path + ": " + *why);
+    return finish(std::move(g));
+}
+
+std::unique_ptr<ReferenceGenome> ReferenceGenome::finish(std::unique_ptr<ReferenceGenome> g) {
+    Index& x = *g->index_;
+    if (x.entries.empty()) throw Error(g->path_ + ": holds no sequences");
+    for (size_t i = 0; i < x.entries.size(); ++i) {
+        x.by_name.emplace(x.entries[i].name, i);
+        g->contigs_.push_back({x.entries[i].name, x.entries[i].length});
+    }
     return g;
 }
 
 ReferenceGenome::~ReferenceGenome() = default;
 
 int64_t ReferenceGenome::length(const std::string& contig) const {
-    const auto it = index_->lengths.find(contig);
-    return it == index_->lengths.end() ? -1 : it->second;
+    const auto it = index_->by_name.find(contig);
+    return it == index_->by_name.end() ? -1 : index_->entries[it->second].length;
 }
 
 std::string ReferenceGenome::fetch(const std::string& contig, int64_t begin, int64_t end) const {
@@ -157,20 +167,7 @@ std::string ReferenceGenome::fetch(const std::string& contig, int64_t begin, int
     if (begin < 0 || end < begin || end > len)
         throw Error(path_ + ": " + contig + ":" + std::to_string(begin + 1) + "-" + std::to_string(end) +
                     " is outside " + contig + " (1-" + std::to_string(len) + ")");
-    if (begin == end) return {};
-    hts_pos_t got = 0;
-    char* s = nullptr;
-    {
-        std::lock_guard lock(mutex_);
-        s = faidx_fetch_seq64(index_->fai, contig.c_str(), begin, end - 1, &got);
-    }
-    if (!s || got != end - begin) {
-        std::free(s);
-        throw Error(path_ + ": cannot read " + contig + ":" + std::to_string(begin + 1) + "-" + std::to_string(end) +
-                    " (the file may have changed since it was indexed)");
-    }
-    std::string out(s, size_t(got));
-    std::free(s);
+    std::string out = fetch_bases(index_->entries[index_->by_name.at(contig)], *index_->raw, begin, end, path_);
     for (char& c : out) c = char(std::toupper(static_cast<unsigned char>(c)));
     return out;
 }

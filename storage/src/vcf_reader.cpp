@@ -132,12 +132,14 @@ std::vector<VcfRegion> parse_vcf_regions(const std::string& text) {
             const size_t dash = range.find('-');
             const int64_t from = number(dash == std::string::npos ? range : range.substr(0, dash));
             if (from < 1) throw bad("positions start at 1");
+            if (from > kVcfMaxPos) throw bad("'" + std::to_string(from) + "' is past 2^31-1, the largest VCF position");
             g.begin = from - 1;
             if (dash == std::string::npos) {
                 g.end = from;
             } else if (dash + 1 < range.size()) {
                 const int64_t to = number(range.substr(dash + 1));
                 if (to < from) throw bad("FROM is after TO");
+                if (to > kVcfMaxPos) throw bad("'" + std::to_string(to) + "' is past 2^31-1, the largest VCF position");
                 g.end = to;
             }
         }
@@ -244,6 +246,8 @@ struct VcfReader::Impl {
         if (pos_text.empty() || pos_text.size() > 15 || pos_text.find_first_not_of("0123456789") != std::string::npos)
             throw Error(where + "POS '" + pos_text.substr(0, 40) + "' is not a positive whole number");
         if (std::stoll(pos_text) < 1) throw Error(where + "POS must be 1 or more (VCF positions are 1-based), not " + pos_text);
+        if (std::stoll(pos_text) > kVcfMaxPos)
+            throw Error(where + "POS " + pos_text + " is past 2^31-1 = 2147483647, the largest position VCF and BCF can hold");
         const std::string ref = upper(f[3]);
         if (ref.empty() || ref.find_first_not_of("ACGTN") != std::string::npos)
             throw Error(where + "REF '" + f[3].substr(0, 40) + "' is not a sequence of bases A, C, G, T, N");

@@ -76,8 +76,24 @@ size_t VepScorer::row_count(std::span<const VcfRecord> site) {
     return n;
 }
 
+void check_vep_regions(const std::vector<VcfRegion>& regions, const GenomeSource& genome) {
+    for (const VcfRegion& g : regions) {
+        const std::string text = g.contig + (g.begin == 0 && g.end == INT64_MAX ? std::string()
+                                                                                : ":" + std::to_string(g.begin + 1) + "-" +
+                                                                                      (g.end == INT64_MAX ? std::string() : std::to_string(g.end)));
+        const int64_t len = genome.length(g.contig);
+        if (len < 0)
+            throw Error("--regions: region '" + text + "': " + genome.path() + " has no contig named '" + g.contig +
+                        "' (a contig whose name ends in ':digits' is written in braces: {NAME}:FROM-TO)");
+        if (g.begin >= len)
+            throw Error("--regions: region '" + text + "' starts at " + std::to_string(g.begin + 1) + ", past the end of " + g.contig +
+                        " (" + std::to_string(len) + " bp in " + genome.path() + ")");
+    }
+}
+
 VepScorer::VepScorer(VepSettings settings, Model& model, const GenomeSource& genome)
     : s_(std::move(settings)), model_(model), genome_(genome) {
+    check_vep_regions(s_.regions, genome_);
     s_.options.scoring.context_tokens = size_t(model_.config().max_position_embeddings);
 }
 
@@ -112,6 +128,9 @@ std::vector<VepRow> VepScorer::score(std::span<const VcfRecord> site, const Scor
     };
     const int64_t len = genome_.length(r.chrom);
     if (len < 0) return all("missing_contig");
+    if (r.pos >= len)
+        throw Error(r.where + ": POS " + std::to_string(r.pos + 1) + " is past the end of " + r.chrom + " (" + std::to_string(len) +
+                    " bp in " + genome_.path() + "): is the VCF for another assembly than the reference?");
     const int64_t ref_end = r.pos + int64_t(r.ref.size());
     if (ref_end > len) return all("outside_contig");
     const ScoringWindow w = centred_window(size_t(len), size_t(r.pos), size_t(ref_end), vo.window_bp);

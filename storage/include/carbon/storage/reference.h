@@ -3,14 +3,16 @@
 // index every genomics tool shares (`samtools faidx`).
 //
 // An index beside the FASTA (PATH.fai, and PATH.gzi for bgzip) is used when it is at least as new
-// as the FASTA; otherwise one is built into `index_dir` (keyed by the FASTA's path, size and time),
-// never beside the user's file. Every failure is a carbon::Error naming the file and what is wrong.
+// as the FASTA and describes the file as it is (each contig's header line, first and last lines
+// and what follows them, checked at open; each window's line breaks checked as it is read);
+// otherwise one is built into `index_dir` (keyed by the FASTA's path, size and time), never beside
+// the user's file, and checked the same way. Every failure is a carbon::Error naming the file and
+// what is wrong.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,8 +41,8 @@ class ReferenceGenome : public GenomeSource {
 public:
     // Opens `path`; builds an index into `index_dir` when the FASTA has no current one of its own.
     // Refused: not a regular file, gzip that is not bgzip ("recompress it with bgzip"), a FASTA
-    // htslib cannot index (lines of one sequence of different lengths, no '>' header), no
-    // sequences.
+    // htslib cannot index (lines of one sequence of different lengths, no '>' header), two contigs
+    // of one name, no sequences.
     static std::unique_ptr<ReferenceGenome> open(const std::string& path, const std::string& index_dir);
     // The default place for built indexes: $XDG_CACHE_HOME/carbon-studio/faidx (or ~/.cache/...).
     static std::string default_index_dir();
@@ -50,22 +52,26 @@ public:
     ReferenceGenome& operator=(const ReferenceGenome&) = delete;
 
     const std::string& path() const override { return path_; }
+    // Why the FASTA's own index was not used, when it was there but did not describe the file
+    // (for a warning); empty otherwise.
+    const std::string& index_note() const { return index_note_; }
     // In the FASTA's order.
     const std::vector<ReferenceContig>& contigs() const { return contigs_; }
     // The contig's length, or -1 when the reference has no such contig.
     int64_t length(const std::string& contig) const override;
     // Bases [begin, end) of `contig` (0-based), upper-cased, every other letter kept as it is (N,
-    // IUPAC codes). Requires 0 <= begin <= end <= length(contig); otherwise, or for a contig that
-    // is not there, a carbon::Error that says so. Safe to call from several threads.
+    // IUPAC codes). Requires 0 <= begin <= end <= length(contig); otherwise, for a contig that is
+    // not there, or where the file does not hold bases where its index says (it changed since), a
+    // carbon::Error that says so. Safe to call from several threads.
     std::string fetch(const std::string& contig, int64_t begin, int64_t end) const override;
 
 private:
     ReferenceGenome() = default;
-    std::string path_;
+    static std::unique_ptr<ReferenceGenome> finish(std::unique_ptr<ReferenceGenome> g);
+    std::string path_, index_note_;
     std::vector<ReferenceContig> contigs_;
     struct Index;
     std::unique_ptr<Index> index_;
-    mutable std::mutex mutex_;  // htslib's faidx_t reads through one file handle
 };
 
 // Named sequences as a genome (the desktop application scores a VCF against the project's own

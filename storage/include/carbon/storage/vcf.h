@@ -17,6 +17,9 @@
 
 namespace carbon::storage {
 
+// The largest POS: VCF's and BCF's positions are 32-bit signed integers.
+constexpr int64_t kVcfMaxPos = 2147483647;
+
 // The longest VCF line accepted (a data line of 100,000 samples is a few MiB).
 constexpr size_t kVcfMaxLine = size_t(64) << 20;
 

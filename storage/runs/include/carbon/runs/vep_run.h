@@ -55,12 +55,19 @@ private:
     bool has_pending_ = false;
 };
 
+// Error for a region the reference cannot hold: a contig it does not have, or one that starts past
+// the contig's end (a region for another assembly, or a typo such as "chr1:1000-2000x", which is
+// read as a contig name, as htslib reads it).
+void check_vep_regions(const std::vector<VcfRegion>& regions, const GenomeSource& genome);
+
 class VepScorer {
 public:
     // Takes the settings with the model's context (max_position_embeddings) for the windows.
+    // Refuses regions the reference cannot hold (check_vep_regions).
     VepScorer(VepSettings settings, Model& model, const GenomeSource& genome);
     // The rows of a site's records (VepSiteReader), in order: one per alternative, one no_alt row
-    // for a record without any; every alternative of the site against one reference pass (the
+    // for a record without any; Error naming the record's FILE:LINE when its POS lies past the end
+    // of its contig in the reference (the VCF is for another assembly: no row of it can be trusted); every alternative of the site against one reference pass (the
     // same numbers as each record alone: the engine is batch-invariant). `progress` is handed to
     // the engine (returning false stops it: the rows are then incomplete, see cancelled()).
     std::vector<VepRow> score(std::span<const VcfRecord> site, const ScoreProgress& progress = {});
