@@ -2,6 +2,7 @@
 // the file, which may be read-only); import stores everything it was given in one transaction or
 // nothing, and removes a project it created when it fails. Without SQLite every entry point
 // refuses with one clear message (this file and cli_project_store.cpp look at CARBON_HAVE_STORAGE).
+#include "carbon/support/visible_text.h"
 #include "cli_project.h"
 
 #include "carbon/support/common.h"
@@ -99,21 +100,23 @@ std::optional<st::SequenceRecord> chosen_sequence(st::Project& p, const Args& a)
 
 int project_list(const std::string& path) {
     auto p = st::Project::open(path, read_only_options());
-    std::printf("project %s (schema %d)\n", path.c_str(), p->file_schema_version());
+    std::printf("project %s (schema %d)\n", visible_text(path).c_str(), p->file_schema_version());
     const auto seqs = p->list_sequences();
     std::printf("sequences: %zu\n", seqs.size());
     for (const auto& s : seqs)
-        std::printf("  %lld\t%s\t%lld bp\t%s\n", static_cast<long long>(s.id), s.name.c_str(), static_cast<long long>(s.length), s.origin.c_str());
+        std::printf("  %lld\t%s\t%lld bp\t%s\n", static_cast<long long>(s.id), visible_text(s.name).c_str(), static_cast<long long>(s.length),
+                    visible_text(s.origin).c_str());
     const auto runs = p->list_runs();
     std::printf("runs: %zu\n", runs.size());
     for (const auto& r : runs)
-        std::printf("  %lld\t%s\t%s\tseed %llu\t%s\t%.1f bp/s\t%s\n", static_cast<long long>(r.id), r.kind.c_str(), r.status.c_str(),
-                    static_cast<unsigned long long>(r.seed), r.started.c_str(), r.bases_per_second, r.model_path.c_str());
+        std::printf("  %lld\t%s\t%s\tseed %llu\t%s\t%.1f bp/s\t%s\n", static_cast<long long>(r.id), visible_text(r.kind).c_str(),
+                    visible_text(r.status).c_str(), static_cast<unsigned long long>(r.seed), visible_text(r.started).c_str(), r.bases_per_second,
+                    visible_text(r.model_path).c_str());
     const auto designs = p->list_designs(0, false);
     std::printf("designs: %zu\n", designs.size());
     std::printf("  id\tname\trun\trank\tdesign_logp\tranking_logp\n");
     for (const auto& d : designs)
-        std::printf("  %lld\t%s\t%lld\t%d\t%.6g\t%.6g\n", static_cast<long long>(d.id), d.name.c_str(), static_cast<long long>(d.run_id), d.rank,
+        std::printf("  %lld\t%s\t%lld\t%d\t%.6g\t%.6g\n", static_cast<long long>(d.id), visible_text(d.name).c_str(), static_cast<long long>(d.run_id), d.rank,
                     d.design_logp, d.ranking_logp);
     std::printf("variants: %lld, tracks: %lld, vep rows: %lld\n", static_cast<long long>(p->count("variants")),
                 static_cast<long long>(p->count("tracks")), static_cast<long long>(p->count("vep_results")));
@@ -220,8 +223,9 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
         }
         return o;
     };
-    if (format == "fasta") st::export_designs_fasta(*p, out, ids, size_t(a.integer("width", 60, 0, 1 << 30)));
-    else if (format == "sequences") st::export_sequences_fasta(*p, out, size_t(a.integer("width", 60, 0, 1 << 30)));
+    std::vector<std::string> notes;  // what the export had to change to stay in its format
+    if (format == "fasta") notes = st::export_designs_fasta(*p, out, ids, size_t(a.integer("width", 60, 0, 1 << 30)));
+    else if (format == "sequences") notes = st::export_sequences_fasta(*p, out, size_t(a.integer("width", 60, 0, 1 << 30)));
     else if (format == "tsv") st::export_designs_table(*p, out, ids, '\t');
     else if (format == "csv") st::export_designs_table(*p, out, ids, ',');
     else if (format == "bedgraph") st::export_track_bedgraph(*p, out, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
@@ -239,9 +243,10 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
         if (!a.get("run")) throw Error("--format vep needs --run ID (carbon-cli project list shows the vep runs)");
         st::export_vep_tsv(*p, out, a.integer("run", 0, 1, 1ll << 62));
     } else {
-        throw Error("--format must be fasta, sequences, tsv, csv, bedgraph, wig, genbank, vcf-results or vep, not '" + format + "'");
+        throw Error("--format must be fasta, sequences, tsv, csv, bedgraph, wig, genbank, vcf-results or vep, not '" + visible_text(format, 40) + "'");
     }
     out_file.commit();
+    for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     return 0;
 }
 

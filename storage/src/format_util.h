@@ -25,24 +25,27 @@ inline std::string num(double v, int digits = 9) {
 // "LOCUS ..." with its line break: `name` with blanks as '_' (`fallback` when empty; names past
 // the strict 16 columns are still read by Biopython and SnapGene, separated by blanks), the
 // length, linear DNA, the division and the date of `iso_time` (ISO 8601; now when it has none).
-// The LOCUS line: the name (blanks as '_'; `fallback` when empty), the length, the molecule
+// The LOCUS line: the name (blanks and control characters as '_', whole however long; `fallback` when empty), the length, the molecule
 // (DNA unless given), the topology (linear unless given), the division and the date: `date` as
 // written (DD-MMM-YYYY) when given, else that of `iso_time`.
 inline std::string genbank_locus_line(const std::string& name, const std::string& fallback, size_t length,
                                       const char* division, const std::string& iso_time, const std::string& date_as_written = {},
                                       const std::string& molecule = {}, const std::string& topology = {}) {
     std::string locus;
-    for (char c : name) locus += std::isspace(static_cast<unsigned char>(c)) ? '_' : c;
+    for (char c : name) locus += static_cast<unsigned char>(c) <= 0x20 || c == 0x7f ? '_' : c;
     if (locus.empty()) locus = fallback;
     static const char* const kMonths[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
     const std::string when = iso_time.size() >= 10 ? iso_time : utc_now_iso8601();
     const int month = std::atoi(when.substr(5, 2).c_str());
     const std::string date = !date_as_written.empty() ? date_as_written
                                                       : when.substr(8, 2) + "-" + kMonths[(month >= 1 && month <= 12) ? month - 1 : 0] + "-" + when.substr(0, 4);
-    char head[512];
-    std::snprintf(head, sizeof head, "LOCUS       %-16s %11zu bp    %-7s %-8s %s %s\n", locus.c_str(), length,
-                  molecule.empty() ? "DNA" : molecule.c_str(), topology.empty() ? "linear" : topology.c_str(), division, date.c_str());
-    return head;
+    // Columns as INSDC writes them; a longer name stays whole (no fixed buffer cuts it).
+    char tail[160];
+    std::snprintf(tail, sizeof tail, " %11zu bp    %-7s %-8s %s %s\n", length, molecule.empty() ? "DNA" : molecule.substr(0, 40).c_str(),
+                  topology.empty() ? "linear" : topology.substr(0, 20).c_str(), std::string(division).substr(0, 20).c_str(),
+                  date.substr(0, 40).c_str());
+    if (locus.size() < 16) locus.resize(16, ' ');
+    return "LOCUS       " + locus + tail;
 }
 
 // "ORIGIN", the bases in lower case in blocks of 10, 60 a line after their 1-based position, "//".

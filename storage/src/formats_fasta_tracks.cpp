@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string_view>
 #include <algorithm>
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
+#include "carbon/support/visible_text.h"
 #include "format_util.h"
 
 namespace carbon::storage {
@@ -58,22 +60,58 @@ Track find_track(Project& p, const TrackOwner& owner, const std::string& kind, i
         have += (have.empty() ? "" : ", ") + t.kind;
         if (t.kind != kind) continue;
         if (channel < 0 || channel >= t.width)
-            throw Error(p.path() + ": track '" + kind + "' of '" + chrom + "' has " + std::to_string(t.width) +
+            throw Error(p.path() + ": track '" + kind + "' of '" + visible_text(chrom, 80) + "' has " + std::to_string(t.width) +
                         " value(s) per base; channel " + std::to_string(channel) + " does not exist");
         return std::move(t);
     }
-    throw Error(p.path() + ": '" + chrom + "' has no track '" + kind + "' (it has: " + (have.empty() ? "none" : have) + ")");
+    throw Error(p.path() + ": '" + visible_text(chrom, 80) + "' has no track '" + kind + "' (it has: " + (have.empty() ? "none" : have) + ")");
 }
 
-// Track names in browser headers are quoted; a quote inside would end them.
+// Track names in browser headers are quoted; a quote inside would end them, a control character
+// would end the line.
 std::string quoted(std::string s) {
     for (char& c : s)
         if (c == '"') c = '\'';
+        else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
     return "\"" + s + "\"";
 }
 
+// A name as one word of a bedGraph/WIG/FASTA line: blanks and control bytes escaped (header_escape)
+// when it has any, else as it is.
+std::string one_word(const std::string& name) {
+    for (char c : name)
+        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return header_escape(name);
+    return name;
+}
+
+// A FASTA description: control bytes as %XX (a line break would start a record of its own).
+std::string one_line(const std::string& text) {
+    if (first_control_char(text) == std::string::npos) return text;
+    std::string out;
+    char b[4];
+    for (char c : text) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            std::snprintf(b, sizeof b, "%%%02X", unsigned(static_cast<unsigned char>(c)));
+            out += b;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+// Run settings longer than this are left out of a FASTA header (a header must stay a line that
+// readers, ours included, take: kFastaMaxHeader), with their length said in their place.
+constexpr size_t kMaxHeaderSetting = 4096;
+
 std::string csv_field(const std::string& s, char sep) {
-    if (sep != ',' || s.find_first_of(",\"\n") == std::string::npos) return s;
+    if (sep != ',') {  // TSV has no quoting: a tab or a line break would start a column or a row
+        if (s.find_first_of("\t\n\r") == std::string::npos) return s;
+        std::string out;
+        for (char c : s) out += c == '\t' ? "%09" : c == '\n' ? "%0A" : c == '\r' ? "%0D" : std::string(1, c);
+        return out;
+    }
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
     std::string out = "\"";
     for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
@@ -127,7 +165,9 @@ FastaImportResult import_fasta(Project& project, const std::string& path) {
     return r;
 }
 
-void export_designs_fasta(Project& project, std::ostream& out, const std::vector<int64_t>& ids, size_t width) {
+std::vector<std::string> export_designs_fasta(Project& project, std::ostream& out, const std::vector<int64_t>& ids, size_t width) {
+    std::vector<std::string> notes;
+    std::set<std::pair<int64_t, std::string>> noted;
     std::map<int64_t, Run> runs;
     for (const DesignRecord& d : pick_designs(project, ids)) {
         auto it = runs.find(d.run_id);
@@ -139,10 +179,20 @@ void export_designs_fasta(Project& project, std::ostream& out, const std::vector
             {"gc", num(gc_fraction(d.bases), 6)}, {"stream", std::to_string(d.stream_index)},
             {"backtracks", std::to_string(d.backtracks)}, {"seed", std::to_string(run.seed)}, {"model", run.model_path},
             {"backend", run.backend}, {"engine_version", run.engine_version}};
-        for (const auto& [k, v] : run.settings) f.emplace_back("run." + k, v);
+        for (const auto& [k, v] : run.settings) {
+            if (v.size() <= kMaxHeaderSetting) {
+                f.emplace_back("run." + k, v);
+                continue;
+            }
+            f.emplace_back("run." + k + ".omitted_bytes", std::to_string(v.size()));
+            if (noted.emplace(d.run_id, k).second)
+                notes.push_back("run " + std::to_string(d.run_id) + "'s setting '" + visible_text(k, 80) + "' holds " + std::to_string(v.size()) +
+                                " bytes; the headers say run." + visible_text(k, 80) + ".omitted_bytes instead (the project keeps it)");
+        }
         write_fasta_record(out, d.name, f, d.bases, width);
     }
     if (!out) throw Error("cannot write the FASTA export (disk full?)");
+    return notes;
 }
 
 void export_designs_table(Project& project, std::ostream& out, const std::vector<int64_t>& ids, char sep) {
@@ -169,7 +219,7 @@ void export_track_bedgraph(Project& project, std::ostream& out, const TrackOwner
             while (j < n && std::isnan(t.values[size_t(j * t.width + channel)])) ++j;
         } else {
             while (j < n && t.values[size_t(j * t.width + channel)] == v) ++j;
-            out << chrom << '\t' << i << '\t' << j << '\t' << num(v, 7) << '\n';
+            out << one_word(chrom) << '\t' << i << '\t' << j << '\t' << num(v, 7) << '\n';
         }
         i = j;
     }
@@ -187,22 +237,31 @@ void export_track_wig(Project& project, std::ostream& out, const TrackOwner& own
             in_block = false;
             continue;
         }
-        if (!in_block) out << "fixedStep chrom=" << chrom << " start=" << i + 1 << " step=1 span=1\n";
+        if (!in_block) out << "fixedStep chrom=" << one_word(chrom) << " start=" << i + 1 << " step=1 span=1\n";
         in_block = true;
         out << num(v, 7) << '\n';
     }
     if (!out) throw Error("cannot write the WIG export (disk full?)");
 }
 
-void export_sequences_fasta(Project& project, std::ostream& out, size_t width) {
+std::vector<std::string> export_sequences_fasta(Project& project, std::ostream& out, size_t width) {
+    std::vector<std::string> notes;
     for (const SequenceRecord& s : project.list_sequences(true)) {
-        out << '>' << s.name;
-        if (!s.description.empty()) out << ' ' << s.description;
+        const std::string name = one_word(s.name), description = one_line(s.description);
+        if (name != s.name)
+            notes.push_back("sequence " + std::to_string(s.id) + ": its name '" + visible_text(s.name, 80) +
+                            "' holds blanks or control characters, written escaped as " + name);
+        if (description != s.description)
+            notes.push_back("sequence " + std::to_string(s.id) + " (" + visible_text(s.name, 80) +
+                            "): control characters in its description written as %XX");
+        out << '>' << name;
+        if (!description.empty()) out << ' ' << description;
         out << '\n';
         const size_t w = width ? width : std::max<size_t>(1, s.bases.size());
         for (size_t i = 0; i < s.bases.size(); i += w) out << std::string_view(s.bases).substr(i, w) << '\n';
     }
     if (!out) throw Error("cannot write the FASTA export (disk full?)");
+    return notes;
 }
 
 }  // namespace carbon::storage

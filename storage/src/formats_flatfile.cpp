@@ -9,6 +9,7 @@
 
 #include "carbon/storage/flatfile.h"
 #include "carbon/storage/formats.h"
+#include "carbon/support/visible_text.h"
 #include "format_util.h"
 
 namespace carbon::storage {
@@ -113,11 +114,57 @@ void write_header_field(std::ostream& out, const std::string& keyword, const std
     } while (i < text.size());
 }
 
+// One word of printable ASCII (a feature key, a qualifier name): what GenBank's columns can hold.
+bool one_printable_word(std::string_view t) {
+    if (t.empty()) return false;
+    for (char c : t)
+        if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
+    return true;
+}
+
+// What a GenBank file cannot hold, refused before a line is written: a control character in a
+// header field or a qualifier (it would start a line of its own), a key or qualifier name that is
+// not one word, a location that does not parse over the sequence as it is now. Error naming the
+// sequence, the feature and what.
+void check_exportable(const Project& project, const SequenceRecord& s, const std::vector<FeatureRecord>& features) {
+    const std::string seq = project.path() + ": sequence '" + visible_text(s.name, 80) + "' (id " + std::to_string(s.id) + ")";
+    auto no_control = [&](const std::string& what, const std::string& text) {
+        if (const size_t at = first_control_char(text); at != std::string::npos)
+            throw Error(seq + ": " + what + " holds a control character (" + visible_text(text.substr(at, 1)) + " at character " +
+                        std::to_string(at + 1) + ": '" + visible_text(text, 60) + "'), which GenBank cannot hold; edit it first");
+    };
+    no_control("its description", s.description);
+    const EntryHeader& h = s.header;
+    for (const auto& [what, text] : {std::pair<const char*, const std::string*>{"ACCESSION", &h.accession}, {"VERSION", &h.version},
+                                     {"KEYWORDS", &h.keywords}, {"SOURCE", &h.source}, {"ORGANISM", &h.organism}, {"the lineage", &h.lineage}})
+        no_control(what, *text);
+    for (size_t i = 0; i < features.size(); ++i) {
+        const FeatureRecord& f = features[i];
+        const std::string where = "feature " + std::to_string(i + 1) + " ('" + visible_text(f.key, 40) + "')";
+        if (!one_printable_word(f.key))
+            throw Error(seq + ": " + where + ": its key is not one word of printable characters, which GenBank needs; edit it first");
+        parse_insdc_location(f.location, int64_t(s.bases.size()), seq + ": " + where);
+        for (const auto& [name, value] : f.qualifiers) {
+            if (!one_printable_word(name) || name.find('=') != std::string::npos)
+                throw Error(seq + ": " + where + ": qualifier '" + visible_text(name, 40) + "' is not one word without '='");
+            if (value) no_control(where + "'s /" + name, *value);
+        }
+    }
+}
+
+// An unquoted qualifier (kUnquoted) is written without quotes only when it reads back as written:
+// no blank (a reader would stop there, or take " /" for the next qualifier) and no quote.
+bool writes_unquoted(const std::string& name, const std::string& value) {
+    return kUnquoted.count(name) && !value.empty() && value.find_first_of(" \"") == std::string::npos;
+}
+
 }  // namespace
 
 void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequence_id) {
     const auto s = project.sequence(sequence_id);
     if (!s) throw Error(project.path() + ": no sequence with id " + std::to_string(sequence_id));
+    const std::vector<FeatureRecord> features = project.features_of_sequence(sequence_id);
+    check_exportable(project, *s, features);
     // The header the entry was imported with (its division, date, accession, version, keywords,
     // source and organism), "." where it had none; a sequence typed, or edited since its import
     // (update_sequence drops the entry's date), is dated by its last change.
@@ -134,17 +181,16 @@ void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequen
     if (!h.lineage.empty()) write_header_field(out, "", h.lineage + ".");
     out << "COMMENT     Exported by Carbon Studio from " << project.path() << " (sequence " << s->id << ", from " << s->origin << ").\n"
         << "FEATURES             Location/Qualifiers\n";
-    for (const FeatureRecord& f : project.features_of_sequence(sequence_id)) {
-        char key[32];
-        std::snprintf(key, sizeof key, "     %-16s", f.key.c_str());
+    for (const FeatureRecord& f : features) {
+        std::string key = "     " + f.key;  // columns 6-20, the location from column 22; a longer key stays whole
+        key.resize(std::max<size_t>(21, key.size() + 1), ' ');
         out << key;
-        if (f.key.size() > 15) out << ' ';  // a long key still needs its blank before the location
         write_wrapped(out, f.location, ',');
         for (const auto& [name, value] : f.qualifiers) {
             std::string q = "/" + name;
             char mode = ' ';
             if (value) {
-                if (kUnquoted.count(name)) {
+                if (writes_unquoted(name, *value)) {
                     q += "=" + *value;
                 } else {
                     std::string v;

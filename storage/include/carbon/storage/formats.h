@@ -24,8 +24,9 @@ FastaImportResult import_fasta(Project& project, const std::string& path);
 
 // Designs as FASTA, `ids` in that order (empty: every design, by run and rank), wrapped at
 // `width` (0: one line). Header: ">name key=value ..." with run, rank, scores, length, gc and
-// every run setting as run.<key>, values escaped with header_escape.
-void export_designs_fasta(Project& project, std::ostream& out, const std::vector<int64_t>& ids, size_t width);
+// every run setting as run.<key>, values escaped with header_escape; a setting longer than 4,096
+// bytes is written as run.<key>.omitted_bytes=N. Returns what it had to change, one line each.
+std::vector<std::string> export_designs_fasta(Project& project, std::ostream& out, const std::vector<int64_t>& ids, size_t width);
 
 // One row per design with its scores; `sep` '\t' (TSV) or ',' (CSV, fields quoted as needed).
 void export_designs_table(Project& project, std::ostream& out, const std::vector<int64_t>& ids, char sep);
@@ -40,8 +41,10 @@ struct TrackOwner {
 void export_track_bedgraph(Project& project, std::ostream& out, const TrackOwner& owner, const std::string& kind, int channel = 0);
 void export_track_wig(Project& project, std::ostream& out, const TrackOwner& owner, const std::string& kind, int channel = 0);
 
-// Stored sequences as FASTA (every one, by id), ">name description", wrapped at `width`.
-void export_sequences_fasta(Project& project, std::ostream& out, size_t width);
+// Stored sequences as FASTA (every one, by id), ">name description", wrapped at `width`; a name
+// with blanks or control characters is written escaped (header_escape), control characters in a
+// description as %XX, so that every record stays one record. Returns what it had to change.
+std::vector<std::string> export_sequences_fasta(Project& project, std::ostream& out, size_t width);
 
 struct VcfImportResult {
     size_t imported = 0;
