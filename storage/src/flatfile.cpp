@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <functional>
 #include <set>
 
 #include "carbon/storage/fasta.h"
 #include "carbon/support/common.h"
+#include "carbon/support/visible_text.h"
 #include "gzip_reader.h"
 
 namespace carbon::storage {
@@ -51,26 +54,56 @@ std::vector<std::string> words(std::string_view s) {
     return w;
 }
 
+// The line starts a GenBank record: "LOCUS" in capitals from column 1, then a blank or a tab.
+bool is_locus_line(std::string_view line) {
+    return line.starts_with("LOCUS") && (line.size() == 5 || line[5] == ' ' || line[5] == '\t');
+}
+// The line starts an EMBL record: "ID" in capitals from column 1, then a blank or a tab.
+bool is_id_line(std::string_view line) {
+    return line.starts_with("ID") && line.size() > 2 && (line[2] == ' ' || line[2] == '\t');
+}
+// A line that means to start a record but is not written as one (a leading blank, lower case):
+// before the first record such a line would be read as the release header and its record lost.
+bool looks_like_record_start(std::string_view line) {
+    const auto w = words(line);
+    if (w.empty()) return false;
+    std::string first = w[0];
+    for (char& c : first) c = char(std::toupper(static_cast<unsigned char>(c)));
+    return first == "LOCUS" || (first == "ID" && line.find(';') != std::string_view::npos);
+}
+
 class Parser {
 public:
-    Parser(ByteSource& src, std::string name) : lines_(src, name, "GenBank/EMBL", kMaxLine), name_(std::move(name)) {}
+    using Sink = std::function<void(FlatRecord&&)>;
+    Parser(ByteSource& src, std::string name, Sink sink, size_t max_bases, std::string max_bases_why)
+        : lines_(src, name, "GenBank/EMBL", kMaxLine),
+          name_(std::move(name)),
+          sink_(std::move(sink)),
+          max_bases_(max_bases),
+          max_bases_why_(std::move(max_bases_why)) {}
 
-    FlatFile parse() {
+    std::vector<std::string> parse() {
         std::string line;
         while (next(line)) {
-            if (line.starts_with("LOCUS")) {
+            // A UTF-8 byte-order mark (Windows editors write one): an encoding marker, not text.
+            if (line_no_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
+            if (is_locus_line(line)) {
                 genbank(line);
-            } else if (line.starts_with("ID   ")) {
+            } else if (is_id_line(line)) {
                 embl(line);
-            } else if (!out_.records.empty() && trim(line).empty()) {
+            } else if (records_ > 0 && trim(line).empty()) {
                 continue;
-            } else if (!out_.records.empty()) {
-                fail(line_no_, "expected LOCUS or ID to start the next record, found '" + trim(line).substr(0, 40) + "'");
+            } else if (records_ > 0) {
+                fail(line_no_, "expected LOCUS or ID to start the next record, found '" + visible_text(trim(line), 40) + "'");
+            } else if (looks_like_record_start(line)) {
+                fail(line_no_, "'" + visible_text(trim(line), 40) +
+                                   "' looks like the first line of a record but is not written as one (LOCUS or ID in capitals "
+                                   "from column 1): its record would be lost; correct the line");
             }
             // Before the first record: a release header (NCBI's flat-file division files start with one).
         }
-        if (out_.records.empty()) fail(line_no_, "no GenBank (LOCUS) or EMBL (ID) record");
-        return std::move(out_);
+        if (records_ == 0) fail(line_no_, "no GenBank (LOCUS) or EMBL (ID) record");
+        return std::move(notices_);
     }
 
 private:
@@ -167,6 +200,7 @@ private:
         if (w.empty()) fail(line_no_, "the ID line names no entry");
         r.name = w[0];
         if (!r.name.empty() && r.name.back() == ';') r.name.pop_back();
+        if (r.name.empty()) fail(line_no_, "the ID line names no entry (its first word is empty)");
         int64_t declared = -1;
         std::string version;
         for (size_t i = 0; i < w.size(); ++i) {
@@ -281,6 +315,8 @@ private:
                                    " is not an IUPAC nucleotide code");
             r.bases += char(std::toupper(static_cast<unsigned char>(c)));
         }
+        if (r.bases.size() > max_bases_)
+            fail(line_no_, "record " + r.name + " holds more than " + std::to_string(max_bases_) + " bases: " + max_bases_why_);
     }
 
     // One line of the feature table, GenBank columns: a key from column 6 starts a feature; lines
@@ -297,7 +333,7 @@ private:
             for (size_t i = 1; i < w.size(); ++i) nf.location += w[i];
             if (nf.key == "Key" && nf.location == "Location/Qualifiers") return;  // EMBL's FH header
             if (!kFeatureKeys.count(nf.key))
-                out_.notices.push_back(name_ + ":" + std::to_string(line_no_) + ": feature key '" + nf.key +
+                notices_.push_back(name_ + ":" + std::to_string(line_no_) + ": feature key '" + nf.key +
                                        "' is not in the INSDC feature table; kept as written");
             r.features.push_back(std::move(nf));
             f = &r.features.back();
@@ -360,25 +396,51 @@ private:
             if (!field->empty() && field->back() == '.') field->pop_back();
         for (std::string* field : {&r.header.source, &r.header.organism, &r.header.accession, &r.header.version})
             if (*field == ".") field->clear();
-        r.header = writable_entry_header(std::move(r.header));
         if (r.bases.empty())
             fail(r.line, "record " + r.name + " has no sequence (no ORIGIN / SQ block, as in a CONTIG record): nothing to import");
         if (declared >= 0 && declared != int64_t(r.bases.size()))
             fail(r.line, "record " + r.name + " declares " + std::to_string(declared) + " bp but its sequence holds " +
                              std::to_string(r.bases.size()));
+        // U (an RNA entry): the engine reads DNA, so U is read as T, and said.
+        if (const size_t u = size_t(std::count(r.bases.begin(), r.bases.end(), 'U')); u > 0) {
+            std::replace(r.bases.begin(), r.bases.end(), 'U', 'T');
+            notices_.push_back(name_ + ":" + std::to_string(r.line) + ": record " + r.name + ": " + std::to_string(u) +
+                               " U (RNA) in its sequence, read as T");
+        }
+        // Text that is not UTF-8 is read as Latin-1 (what such files are written in), and said.
+        auto utf8 = [&](std::string& text, size_t line, const std::string& what) {
+            if (is_utf8(text)) return;
+            text = latin1_to_utf8(text);
+            notices_.push_back(name_ + ":" + std::to_string(line) + ": " + what + " is not UTF-8: read as Latin-1");
+        };
+        utf8(r.name, r.line, "the record's name");
+        utf8(r.description, r.line, "record " + r.name + "'s description");
+        for (std::string* field : {&r.header.accession, &r.header.version, &r.header.keywords, &r.header.source, &r.header.organism,
+                                   &r.header.lineage, &r.header.division, &r.header.date, &r.header.molecule, &r.header.topology})
+            utf8(*field, r.line, "a header field of record " + r.name);
+        r.header = writable_entry_header(std::move(r.header));
         for (Feature& f : r.features) {
-            const std::string where = name_ + ":" + std::to_string(f.line) + ": feature " + f.key;
+            const std::string where = name_ + ":" + std::to_string(f.line) + ": feature " + visible_text(f.key, 40);
+            utf8(f.key, f.line, "the key of a feature");
+            for (auto& [q, value] : f.qualifiers) {
+                utf8(q, f.line, "a qualifier name of feature " + f.key);
+                if (value) utf8(*value, f.line, "/" + q + " of feature " + f.key);
+            }
             ParsedLocation loc = parse_insdc_location(f.location, int64_t(r.bases.size()), where);
             f.parts = std::move(loc.parts);
             f.remote = loc.remote;
         }
-        out_.records.push_back(std::move(r));
+        ++records_;
+        sink_(std::move(r));
     }
 
     LineReader lines_;
     std::string name_;
-    size_t line_no_ = 0;
-    FlatFile out_;
+    Sink sink_;
+    size_t max_bases_;
+    std::string max_bases_why_;
+    size_t line_no_ = 0, records_ = 0;
+    std::vector<std::string> notices_;
 };
 
 }  // namespace
@@ -395,14 +457,23 @@ std::string Feature::display_label() const {
     return name.empty() ? key : name;
 }
 
-FlatFile read_flat_file(const std::string& path) {
+std::vector<std::string> read_flat_records(const std::string& path, const std::function<void(FlatRecord&&)>& record, size_t max_bases,
+                                           const std::string& max_bases_why) {
     FileSource src(path);
-    return Parser(src, path).parse();
+    return Parser(src, path, record, max_bases, max_bases_why).parse();
+}
+
+FlatFile read_flat_file(const std::string& path) {
+    FlatFile f;
+    f.notices = read_flat_records(path, [&](FlatRecord&& r) { f.records.push_back(std::move(r)); });
+    return f;
 }
 
 FlatFile read_flat_text(std::string_view text, const std::string& display_name) {
     MemorySource src(text);
-    return Parser(src, display_name).parse();
+    FlatFile f;
+    f.notices = Parser(src, display_name, [&](FlatRecord&& r) { f.records.push_back(std::move(r)); }, SIZE_MAX, "").parse();
+    return f;
 }
 
 bool looks_like_flat_file(std::string_view head) {

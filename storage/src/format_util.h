@@ -22,6 +22,16 @@ inline std::string num(double v, int digits = 9) {
     return b;
 }
 
+// The most bases one imported record may have, and why: SQLite stores a value of at most its
+// length limit (one billion bytes by default), and an import holds a record about twice (the text,
+// and SQLite's copy while it is written) with room for the string's growth: three bytes per base
+// of the memory available. (formats_fasta_tracks.cpp)
+struct RecordLimit {
+    size_t bases;
+    std::string why;
+};
+RecordLimit record_base_limit(Project& project);
+
 // "LOCUS ..." with its line break: `name` with blanks as '_' (`fallback` when empty; names past
 // the strict 16 columns are still read by Biopython and SnapGene, separated by blanks), the
 // length, linear DNA, the division and the date of `iso_time` (ISO 8601; now when it has none).

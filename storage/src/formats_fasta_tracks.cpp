@@ -117,10 +117,9 @@ std::string csv_field(const std::string& s, char sep) {
     return out + "\"";
 }
 
-// The most bases one record may have: SQLite stores a value of at most its length limit (one
-// billion bytes by default), and the import holds a record twice (the text, and SQLite's copy
-// while it is written) with room for the string's growth: three bytes per base.
-void limit_record(Project& project, FastaReader& reader) {
+}  // namespace
+
+RecordLimit record_base_limit(Project& project) {
     const size_t sqlite_limit = size_t(sqlite3_limit(project.handle(), SQLITE_LIMIT_LENGTH, -1));
     size_t available = 0;
     std::ifstream meminfo("/proc/meminfo");
@@ -131,18 +130,15 @@ void limit_record(Project& project, FastaReader& reader) {
         meminfo.ignore(64, '\n');
     }
     if (available && available / 3 < sqlite_limit)
-        reader.limit_record_bases(available / 3, "importing it needs about 3 bytes per base and this machine has " +
-                                                     std::to_string(available >> 20) + " MiB of memory available");
-    else
-        reader.limit_record_bases(sqlite_limit, "a project stores at most " + std::to_string(sqlite_limit) +
-                                                    " bases in one sequence (SQLite's length limit)");
+        return {available / 3, "importing it needs about 3 bytes per base and this machine has " + std::to_string(available >> 20) +
+                                   " MiB of memory available"};
+    return {sqlite_limit, "a project stores at most " + std::to_string(sqlite_limit) + " bases in one sequence (SQLite's length limit)"};
 }
-
-}  // namespace
 
 FastaImportResult import_fasta(Project& project, const std::string& path) {
     FastaReader reader(path);
-    limit_record(project, reader);
+    const RecordLimit limit = record_base_limit(project);
+    reader.limit_record_bases(limit.bases, limit.why);
     FastaImportResult r;
     const std::string file = std::filesystem::path(path).filename().string();
     Transaction t(project);

@@ -15,38 +15,37 @@
 namespace carbon::storage {
 
 FlatImportResult import_flat_file(Project& project, const std::string& path) {
-    FlatFile f = read_flat_file(path);  // all of it first: a malformed record stores nothing
-    const size_t limit = size_t(sqlite3_limit(project.handle(), SQLITE_LIMIT_LENGTH, -1));
-    for (const FlatRecord& r : f.records)
-        if (r.bases.size() > limit)
-            throw Error(path + ":" + std::to_string(r.line) + ": record " + r.name + " holds " + std::to_string(r.bases.size()) +
-                        " bases; a project stores at most " + std::to_string(limit) + " in one sequence (SQLite's length limit)");
+    // A record at a time into one transaction: memory is one record whatever the file inflates to,
+    // and a malformed record anywhere rolls the whole file back (nothing stored).
+    const RecordLimit limit = record_base_limit(project);
     FlatImportResult out;
-    out.notices = std::move(f.notices);
     const std::string file = std::filesystem::path(path).filename().string();
     Transaction t(project);
-    for (FlatRecord& r : f.records) {
-        SequenceRecord s;
-        s.name = r.name;
-        s.description = r.description;
-        s.origin = file + ":" + std::to_string(r.line);
-        s.header = r.header;
-        if (s.header.topology.empty()) s.header.topology = r.circular ? "circular" : "linear";
-        out.bases += int64_t(r.bases.size());
-        s.bases = std::move(r.bases);
-        const int64_t id = project.add_sequence(std::move(s));
-        std::vector<FeatureRecord> features;
-        for (Feature& ft : r.features) {
-            FeatureRecord fr;
-            fr.key = std::move(ft.key);
-            fr.location = std::move(ft.location);
-            fr.qualifiers = std::move(ft.qualifiers);
-            features.push_back(std::move(fr));
-        }
-        out.features += features.size();
-        project.set_features(id, features);
-        out.sequence_ids.push_back(id);
-    }
+    out.notices = read_flat_records(
+        path,
+        [&](FlatRecord&& r) {
+            SequenceRecord s;
+            s.name = r.name;
+            s.description = r.description;
+            s.origin = file + ":" + std::to_string(r.line);
+            s.header = r.header;
+            if (s.header.topology.empty()) s.header.topology = r.circular ? "circular" : "linear";
+            out.bases += int64_t(r.bases.size());
+            s.bases = std::move(r.bases);
+            const int64_t id = project.add_sequence(std::move(s));
+            std::vector<FeatureRecord> features;
+            for (Feature& ft : r.features) {
+                FeatureRecord fr;
+                fr.key = std::move(ft.key);
+                fr.location = std::move(ft.location);
+                fr.qualifiers = std::move(ft.qualifiers);
+                features.push_back(std::move(fr));
+            }
+            out.features += features.size();
+            project.set_features(id, features);
+            out.sequence_ids.push_back(id);
+        },
+        limit.bases, limit.why);
     t.commit();
     return out;
 }

@@ -171,7 +171,14 @@ bool LineReader::next(std::string& line) {
         scan_ -= pos_;
         pos_ = 0;
         char chunk[1 << 16];
-        const size_t got = src_.read(chunk, sizeof chunk);
+        size_t got = 0;
+        try {
+            got = src_.read(chunk, sizeof chunk);
+        } catch (const Error& e) {  // a truncated or damaged gzip stream: say where the text had got to
+            std::string why = e.what();
+            if (why.starts_with(name_ + ": ")) why.erase(0, name_.size() + 2);
+            throw Error(name_ + ":" + std::to_string(line_ + 1) + ": " + why + " (after " + std::to_string(line_) + " whole lines)");
+        }
         if (got == 0) eof_ = true;
         buf_.append(chunk, got);
     }

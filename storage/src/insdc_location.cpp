@@ -73,6 +73,7 @@ private:
         if (pos_ < s_.size() && s_[pos_] == '^') {  // a site between two bases
             ++pos_;
             const int64_t b = number();
+            if (a < 1) fail("positions start at 1 (a site before the first base of a circular sequence is n^1)");
             if (length && a > length) fail("position " + std::to_string(a) + " is past the end of the " + std::to_string(length) + " bp sequence");
             if (!(b == a + 1 || (length && a == length && b == 1)))
                 fail("a site " + std::to_string(a) + "^" + std::to_string(b) + " must be between adjacent bases");

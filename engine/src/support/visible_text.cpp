@@ -60,6 +60,34 @@ std::string visible_text(std::string_view t, std::size_t max_bytes) {
     return out;
 }
 
+bool is_utf8(std::string_view t) {
+    for (std::size_t i = 0; i < t.size();) {
+        if (static_cast<unsigned char>(t[i]) < 0x80) {
+            ++i;
+            continue;
+        }
+        const std::size_t n = utf8_length(t, i);
+        if (n == 0) return false;
+        i += n;
+    }
+    return true;
+}
+
+std::string latin1_to_utf8(std::string_view t) {
+    std::string out;
+    out.reserve(t.size() + t.size() / 4);
+    for (const char ch : t) {
+        const unsigned char c = static_cast<unsigned char>(ch);
+        if (c < 0x80) {
+            out += ch;
+        } else {
+            out += char(0xc0 | (c >> 6));
+            out += char(0x80 | (c & 0x3f));
+        }
+    }
+    return out;
+}
+
 std::size_t first_control_char(std::string_view t) {
     for (std::size_t i = 0; i < t.size(); ++i) {
         const unsigned char c = static_cast<unsigned char>(t[i]);

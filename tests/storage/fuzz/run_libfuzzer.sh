@@ -15,7 +15,7 @@ mkdir -p "$OUT/corpus-$TARGET"
 case "$TARGET" in
   fasta) SOURCES="storage/src/fasta.cpp"; EXT=fa ;;
   vcf) SOURCES="storage/src/vcf_reader.cpp"; EXT=vcf; LIBS="$(pkg-config --libs htslib)" ;;
-  flatfile) SOURCES="storage/src/flatfile.cpp storage/src/entry_header.cpp storage/src/insdc_location.cpp storage/src/fasta.cpp" ;;
+  flatfile) SOURCES="storage/src/flatfile.cpp storage/src/entry_header.cpp storage/src/insdc_location.cpp storage/src/fasta.cpp engine/src/support/visible_text.cpp" ;;
 esac
 if [[ "$TARGET" == flatfile ]]; then
   cp tests/storage/data/flatfile/* "$OUT/corpus-$TARGET/"

@@ -14,6 +14,12 @@ namespace carbon {
 // "..." (0: no limit).
 std::string visible_text(std::string_view text, std::size_t max_bytes = 0);
 
+// Whether `text` is valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool is_utf8(std::string_view text);
+
+// `text` read as Latin-1 (ISO 8859-1), written as UTF-8: each byte its own code point.
+std::string latin1_to_utf8(std::string_view text);
+
 // The first control character (C0 or DEL) in `text`, as an offset; npos when there is none.
 std::size_t first_control_char(std::string_view text);
 

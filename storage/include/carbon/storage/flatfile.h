@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,8 +80,18 @@ struct FlatFile {
 };
 
 // Reads every record of a GenBank or EMBL file (recognised by its first non-blank line: LOCUS or
-// ID). Error "FILE:LINE: what" on anything malformed; no records is an Error too.
+// ID). Error "FILE:LINE: what" on anything malformed; no records is an Error too. Every record is
+// read or the file refused: a UTF-8 byte-order mark is skipped, LOCUS / ID may be followed by a
+// tab, and a line before the first record that means to start one but is not written as one
+// (a leading blank, lower case) is refused rather than taken for a release header; an EMBL ID
+// without a name is refused. U in a sequence is read as T, text that is not UTF-8 as Latin-1,
+// each said in the notices.
 FlatFile read_flat_file(const std::string& path);
+// The same, one record at a time: each complete record is handed to `record` (memory: one record,
+// whatever the file), and a record of more than `max_bases` bases is refused as it is read, with
+// `max_bases_why`. Returns the notices.
+std::vector<std::string> read_flat_records(const std::string& path, const std::function<void(FlatRecord&&)>& record,
+                                           size_t max_bases = SIZE_MAX, const std::string& max_bases_why = "");
 FlatFile read_flat_text(std::string_view text, const std::string& display_name);
 
 // Whether `head` (a file's first bytes) starts like a GenBank or EMBL file.
