@@ -26,6 +26,8 @@ int cmd_vep(const std::vector<std::string>&) {
 #else
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -111,7 +113,9 @@ ResumePoint resume_point(const std::string& partial, const std::string& header) 
         }
         for (; i < size_t(got); ++i) {
             if (buf[i] != '\n') {
-                if (line.size() < 4096) line += buf[i];
+                line += buf[i];  // whole: a row with a 5,000-base REF must match its key below
+                if (line.size() > storage::kVcfMaxLine + 4096)
+                    throw Error("--resume: " + partial + ": row " + std::to_string(r.rows + 1) + " is longer than any row vep writes; remove it to start over");
                 continue;
             }
             r.last_row = std::move(line);
@@ -129,8 +133,60 @@ ResumePoint resume_point(const std::string& partial, const std::string& header) 
     }
     if (keep < offset && ::truncate(partial.c_str(), off_t(keep)) != 0)
         throw Error("--resume: cannot truncate " + partial + ": " + std::strerror(errno));
+    // Every row read back as `project import --vep` reads a finished result: a row changed by hand
+    // (a field that is not what vep writes there) ends the resume with its line.
+    try {
+        storage::VepResultReader check(partial);
+        for (storage::VepRow row; check.next(row);) {
+        }
+    } catch (const Error& e) {
+        throw Error(std::string("--resume: ") + e.what() + "; this is not what vep wrote: remove " + partial + " to start over");
+    }
     return r;
 }
+
+// OUT.partial, held for this run: a regular file (a FIFO or a device there would hang the run or
+// feed it anything), locked (flock) so that a second run on the same --out is refused up front,
+// created when missing and removed again when this run ends before writing to it.
+class PartialOutput {
+public:
+    explicit PartialOutput(const std::string& path) : path_(path) {
+        struct stat st {};
+        if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+            throw Error(path + " is not a regular file (a pipe, a device, a link or a folder): remove it, or choose another --out");
+        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        created_ = fd_ >= 0;
+        if (fd_ < 0 && errno == EEXIST) fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd_ < 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
+        if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+            ::close(fd_);
+            throw Error(path + " is not a regular file: remove it, or choose another --out");
+        }
+        if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+            ::close(fd_);
+            throw Error("another run is writing " + path + " (it is locked): wait for it to finish, or choose another --out");
+        }
+    }
+    ~PartialOutput() {
+        if (created_ && !written_) ::unlink(path_.c_str());  // ours, and still empty: leave nothing behind
+        if (fd_ >= 0) ::close(fd_);
+    }
+    PartialOutput(const PartialOutput&) = delete;
+    PartialOutput& operator=(const PartialOutput&) = delete;
+    bool created() const { return created_; }
+    // The descriptor to write through, emptied (a fresh run) or at its end (a resumed one).
+    int start(bool fresh) {
+        written_ = true;
+        if (fresh && ::ftruncate(fd_, 0) != 0) throw Error("cannot write " + path_ + ": " + std::strerror(errno));
+        if (::lseek(fd_, 0, SEEK_END) < 0) throw Error("cannot write " + path_ + ": " + std::strerror(errno));
+        return fd_;
+    }
+
+private:
+    std::string path_;
+    int fd_ = -1;
+    bool created_ = false, written_ = false;
+};
 
 }  // namespace
 
@@ -152,15 +208,17 @@ int cmd_vep(const std::vector<std::string>& argv) {
 
     std::error_code ec;
     ResumePoint resume;
-    const bool have_partial = std::filesystem::exists(partial, ec);
+    const bool complete = !std::filesystem::exists(partial, ec) && std::filesystem::exists(out_path, ec);
+    if (a.flag("resume") && complete) {
+        if (!a.flag("quiet")) std::fprintf(stderr, "vep: %s is complete; nothing to resume\n", out_path.c_str());
+        if (project)
+            std::fprintf(stderr, "vep: if it is not in %s yet (a run killed while storing it), store it with:\n  carbon-cli project import %s --vep %s\n",
+                         project->path.c_str(), project->path.c_str(), out_path.c_str());
+        return 0;
+    }
+    PartialOutput held(partial);  // checked, locked; created when missing
+    const bool have_partial = !held.created();
     if (a.flag("resume")) {
-        if (!have_partial && std::filesystem::exists(out_path, ec)) {
-            if (!a.flag("quiet")) std::fprintf(stderr, "vep: %s is complete; nothing to resume\n", out_path.c_str());
-            if (project)
-                std::fprintf(stderr, "vep: if it is not in %s yet (a run killed while storing it), store it with:\n  carbon-cli project import %s --vep %s\n",
-                             project->path.c_str(), project->path.c_str(), out_path.c_str());
-            return 0;
-        }
         if (have_partial) resume = resume_point(partial, header);
     } else if (have_partial) {
         throw Error(partial + " holds a run that did not finish: add --resume to continue it, or remove it to start over");
@@ -183,9 +241,7 @@ int cmd_vep(const std::vector<std::string>& argv) {
     auto m = load_model_from_args(a);
     VepScorer scorer(settings, *m, *genome);
 
-    const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (fresh ? O_TRUNC : O_APPEND), 0644);
-    if (fd < 0) throw Error("cannot write " + partial + ": " + std::strerror(errno));
-    const FdCloser closer(fd);
+    const int fd = held.start(fresh);
     if (fresh) write_fully(fd, header.data(), header.size(), partial);
 
     const auto t0 = std::chrono::steady_clock::now();

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <ostream>
+#include <set>
 
 #include "carbon/support/common.h"
 #include "format_util.h"
@@ -126,8 +127,18 @@ bool VepResultReader::next(VepRow& r) {
     r.ref = c[3];
     r.alt = c[4];
     r.status = c[5];
+    // The statuses vep writes (docs/vep.md); the scored ones have a window, the others none.
+    static const std::set<std::string, std::less<>> kScored = {"ok", "window_clipped"};
+    static const std::set<std::string, std::less<>> kUnscored = {"ref_mismatch",    "missing_contig", "outside_contig",
+                                                                 "symbolic_allele", "breakend",       "invalid_allele",
+                                                                 "alt_equals_ref",  "no_alt"};
+    const bool scored = kScored.count(c[5]) > 0;
+    if (!scored && !kUnscored.count(c[5])) throw bad(5);
+    if (r.ref.find_first_not_of("ACGTN") != std::string::npos) throw bad(3);
+    if (r.pos > 2147483647) throw bad(1);
     if (c[6] == "NA" || c[7] == "NA") {
         if (c[6] != c[7]) throw bad(c[6] == "NA" ? 7 : 6);
+        if (scored) throw bad(6);
     } else {
         if (!parse_int(c[6], r.window_start) || r.window_start < 1) throw bad(6);
         if (!parse_int(c[7], r.window_end) || r.window_end < r.window_start) throw bad(7);
