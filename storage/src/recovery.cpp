@@ -144,17 +144,22 @@ MergeResult merge_project(Project& into, Project& from) {
         r.variants += vs.size();
     }
     for (const auto& [old_id, new_id] : run_ids) {
-        constexpr int64_t kBatch = 4096;
-        for (int64_t at = 0;; at += kBatch) {
-            std::vector<VepRow> rows = from.vep_rows(old_id, at, kBatch);
-            for (VepRow& row : rows) {
-                const auto it = seq_ids.find(row.sequence_id);
-                row.sequence_id = it == seq_ids.end() ? 0 : it->second;
-            }
+        constexpr size_t kBatch = 4096;
+        std::vector<VepRow> rows;
+        int64_t at = 0;
+        auto flush = [&] {
             into.add_vep_rows(new_id, at, rows);
+            at += int64_t(rows.size());
             r.vep_rows += rows.size();
-            if (int64_t(rows.size()) < kBatch) break;
-        }
+            rows.clear();
+        };
+        from.each_vep_row(old_id, [&](VepRow&& row) {
+            const auto it = seq_ids.find(row.sequence_id);
+            row.sequence_id = it == seq_ids.end() ? 0 : it->second;
+            rows.push_back(std::move(row));
+            if (rows.size() == kBatch) flush();
+        });
+        flush();
     }
     t.commit();
     return r;

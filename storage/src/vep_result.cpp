@@ -208,12 +208,7 @@ void export_vep_tsv(Project& p, std::ostream& out, int64_t run_id) {
         at = comma + 1;
     }
     out << kVepColumnLine;
-    constexpr int64_t kBatch = 4096;
-    for (int64_t offset = 0;; offset += kBatch) {
-        const std::vector<VepRow> rows = p.vep_rows(run_id, offset, kBatch);
-        for (const VepRow& r : rows) out << format_vep_row(r);
-        if (int64_t(rows.size()) < kBatch) break;
-    }
+    p.each_vep_row(run_id, [&](VepRow&& r) { out << format_vep_row(r); });
 }
 
 }  // namespace carbon::storage

@@ -81,6 +81,25 @@ TEST(three_formats_give_one_matrix) {
     CHECK_EQ(two[1].name, std::string("Other"));
 }
 
+// Issue 31, class 7: work bounded by the input's meaning. A matrix wider than any motif finder
+// writes (10^5 columns took minutes in the p-value grid), a MEME width of 1e300, counts that
+// would overflow a column's sum, are refused with the reason; 300 columns are read.
+TEST(widths_and_counts_past_any_real_motif_are_refused_with_the_reason) {
+    auto jaspar = [](size_t width, const std::string& entry) {
+        std::string row;
+        for (size_t j = 0; j < width; ++j) row += " " + entry;
+        return ">M1 wide\nA [" + row + " ]\nC [" + row + " ]\nG [" + row + " ]\nT [" + row + " ]\n";
+    };
+    CHECK_EQ(parse_motifs(jaspar(300, "3"), "w300.jaspar").at(0).counts.size(), size_t(300));
+    CHECK_THROWS_WITH(parse_motifs(jaspar(301, "3"), "w301.jaspar"), "w301.jaspar:1", "301 positions wide", "at most 300");
+    CHECK_THROWS_WITH(parse_motifs(jaspar(100000, "1"), "w1e5.jaspar"), "w1e5.jaspar:1", "100000 positions wide");
+    CHECK_THROWS_WITH(parse_motifs(jaspar(2, "1e308"), "big.jaspar"), "big.jaspar:2", "larger than any count", "overflow");
+    const std::string meme = "MEME version 4\nALPHABET= ACGT\nMOTIF m1\nletter-probability matrix: alength= 4 w= ";
+    CHECK_THROWS_WITH(parse_motifs(meme + "1e300 nsites= 20\n0.25 0.25 0.25 0.25\n", "w.meme"), "w.meme:4", "1e+300 positions wide");
+    CHECK_THROWS_WITH(parse_motifs(meme + "1.5 nsites= 20\n0.25 0.25 0.25 0.25\n", "w.meme"), "w.meme:4", "not a whole number");
+    CHECK_THROWS_WITH(parse_motifs(meme + "1 nsites= 1e300\n0.25 0.25 0.25 0.25\n", "n.meme"), "n.meme:4", "larger than any count");
+}
+
 TEST(malformed_files_are_refused_with_file_and_line) {
     CHECK_THROWS_WITH(parse_motifs(">M1 x\nA [1 2]\nC [1 2 3]\nG [1 2]\nT [1 2]\n", "f.jaspar"), "f.jaspar:3", "different lengths");
     CHECK_THROWS_WITH(parse_motifs(">M1 x\nA [1 2]\nC [1 2]\nG [1 2]\n", "f.jaspar"), "f.jaspar:4", "needs four");

@@ -78,14 +78,17 @@ TEST(a_vep_tsv_is_stored_as_a_run_and_exported_back_byte_for_byte) {
     std::ostringstream out;
     export_vep_tsv(*p, out, st.run_id);
     CHECK(out.str() == text);
-    // Pages, and the chrom that names a stored sequence linked to it.
-    const auto page = p->vep_rows(st.run_id, 4095, 3);
-    CHECK_EQ(page.size(), size_t(3));
-    CHECK_EQ(page[0].pos, int64_t(10 + 4095));
-    CHECK_EQ(page[0].sequence_id, seq);   // row 4095: chrA
-    CHECK_EQ(page[1].sequence_id, int64_t(0));  // chrB: no such sequence
-    CHECK(page[1].status == "ok" && page[1].window_end == 600 + 4096);
-    CHECK(std::isnan(p->vep_rows(st.run_id, 4, 1)[0].window_delta));  // a ref_mismatch row
+    // The rows in order, and the chrom that names a stored sequence linked to it.
+    const auto rows = p->vep_rows(st.run_id);
+    CHECK_EQ(rows.size(), size_t(9000));
+    CHECK_EQ(rows[4095].pos, int64_t(10 + 4095));
+    CHECK_EQ(rows[4095].sequence_id, seq);   // row 4095: chrA
+    CHECK_EQ(rows[4096].sequence_id, int64_t(0));  // chrB: no such sequence
+    CHECK(rows[4096].status == "ok" && rows[4096].window_end == 600 + 4096);
+    CHECK(std::isnan(rows[4].window_delta));  // a ref_mismatch row
+    size_t streamed = 0;
+    p->each_vep_row(st.run_id, [&](VepRow&& r) { CHECK_EQ(r.pos, rows[streamed++].pos); });
+    CHECK_EQ(streamed, rows.size());
     CHECK_EQ(p->count("vep_results"), int64_t(9000));
     CHECK_THROWS_WITH(export_vep_tsv(*p, out, st.run_id + 1), "no run");
 }

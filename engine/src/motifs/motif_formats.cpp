@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "carbon/motifs/motif.h"
@@ -14,6 +15,13 @@ namespace carbon {
 namespace {
 
 constexpr size_t kMaxMotifFile = size_t(64) << 20;
+// The widest matrix read: MEME finds motifs of at most 300 positions (its -maxw limit) and JASPAR's
+// are under 40; the score-distribution grid behind every p-value grows with the width, so a wider
+// "matrix" (10^5 columns took minutes) is refused with this reason instead.
+constexpr size_t kMaxMotifColumns = 300;
+// The largest count or nsites read: real matrices hold counts of sites (JASPAR's largest are in the
+// tens of thousands); beyond this, sums overflow towards infinity and every probability reads 0.
+constexpr double kMaxMotifCount = 1e12;
 
 struct Line {
     std::string_view text;
@@ -60,7 +68,16 @@ public:
     }
     std::string where(const Line& l) const { return origin_ + ":" + std::to_string(l.number); }
 
+    // A matrix entry (or nsites): a finite number >= 0 and at most kMaxMotifCount.
     double number(const Line& l, std::string_view w) const {
+        const double v = finite_number(l, w);
+        if (v > kMaxMotifCount)
+            fail(l, "'" + std::string(w.substr(0, 40)) + "' is larger than any count of sites (at most 1e12): the matrix's sums would "
+                    "overflow and every probability read 0");
+        return v;
+    }
+
+    double finite_number(const Line& l, std::string_view w) const {
         double v = 0;
         const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
         if (ec != std::errc() || end != w.data() + w.size())
@@ -77,9 +94,17 @@ public:
 
     const std::vector<Line>& lines() const { return lines_; }
 
+    [[noreturn]] void too_wide(const Line& l, const std::string& id, double width) const {
+        char w[32];
+        std::snprintf(w, sizeof w, "%.15g", width);
+        fail(l, "motif '" + id + "' is " + w + " positions wide; at most " + std::to_string(kMaxMotifColumns) +
+                    " are read (MEME's widest; the p-value grid grows with the width)");
+    }
+
     // Every column needs some mass: a column of zeros gives no distribution.
     void check(const Motif& m, const Line& l) const {
         if (m.counts.empty()) fail(l, "motif '" + m.id + "' has no positions");
+        if (m.counts.size() > kMaxMotifColumns) too_wide(l, m.id, double(m.counts.size()));
         for (size_t j = 0; j < m.counts.size(); ++j) {
             const BaseWeights& c = m.counts[j];
             if (c[0] + c[1] + c[2] + c[3] <= 0) fail(l, "motif '" + m.id + "': position " + std::to_string(j + 1) + " holds no counts");
@@ -177,7 +202,12 @@ std::vector<Motif> read_meme(const Reader& r) {
         double nsites = 20;
         for (size_t k = 0; k + 1 < hw.size(); ++k) {
             if (hw[k] == "alength=" && hw[k + 1] != "4") r.fail(head, "alength= " + std::string(hw[k + 1]) + ": a DNA motif has 4 letters");
-            if (hw[k] == "w=") width = long(r.number(head, hw[k + 1]));
+            if (hw[k] == "w=") {
+                const double declared = r.finite_number(head, hw[k + 1]);
+                if (declared > double(kMaxMotifColumns)) r.too_wide(head, m.id, declared);
+                if (declared != std::floor(declared)) r.fail(head, "w= " + std::string(hw[k + 1]) + " is not a whole number of positions");
+                width = long(declared);
+            }
             if (hw[k] == "nsites=") nsites = r.number(head, hw[k + 1]);
         }
         if (nsites <= 0) nsites = 20;

@@ -236,8 +236,10 @@ public:
     std::vector<Track> tracks_of_design(int64_t design_id);
     std::vector<Track> tracks_of_sequence(int64_t sequence_id);
     std::vector<VariantRecord> variants_of_sequence(int64_t sequence_id);
-    // The rows of a "vep" run in their order: `limit` of them from `offset` (limit < 0: all).
-    std::vector<VepRow> vep_rows(int64_t run_id, int64_t offset = 0, int64_t limit = -1);
+    // The rows of a "vep" run in their order, each handed to `row` as it is read (one statement,
+    // linear in the rows, one row in memory); and all of them at once.
+    void each_vep_row(int64_t run_id, const std::function<void(VepRow&&)>& row);
+    std::vector<VepRow> vep_rows(int64_t run_id);
     int64_t count(const std::string& table);
 
     sqlite3* handle() { return db_; }
