@@ -1,6 +1,6 @@
-// A small FASTA reader for carbon-cli (the project-file importer in storage/ is the full one):
-// multi-record, any line width, LF or CRLF, blank lines, a UTF-8 byte order mark; lowercase kept
-// as is. Errors name the file, line and column. No gzip (decompress first).
+// FASTA for carbon-cli's commands, through the one FASTA reader (storage::FastaReader, the project
+// import's): plain, gzip or bgzip, multi-record, any line width, LF or CRLF, blank lines, a UTF-8
+// byte order mark; lowercase kept as is. Errors name the file, line and column.
 #pragma once
 
 #include <string>
@@ -18,8 +18,8 @@ struct FastaRecord {
 // Error for a file that cannot be read or is a folder, holds no record, has sequence before the
 // first header, a header without a name or longer than 1 MiB, a record without bases, a byte that
 // is not a letter, '-', '*' or '.' (a NUL byte: a binary file, refused at the first one), a
-// carriage return not followed by a line feed (classic Mac line endings), or more bases than
-// half the memory available. A device or pipe is read as a stream.
+// carriage return not followed by a line feed (classic Mac line endings), gzip that is damaged or
+// expands like a decompression bomb, or more bases than half the memory available.
 std::vector<FastaRecord> read_fasta(const std::string& path);
 
 }  // namespace carbon::cli

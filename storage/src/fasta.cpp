@@ -27,6 +27,15 @@ std::array<bool, 256> make_iupac_table() {
 }
 const std::array<bool, 256> kIupac = make_iupac_table();
 
+// FastaReader::Alphabet::Letters: any letter, gaps and stops.
+std::array<bool, 256> make_letters_table() {
+    std::array<bool, 256> t{};
+    for (int c = 'A'; c <= 'Z'; ++c) t[size_t(c)] = t[size_t(c - 'A' + 'a')] = true;
+    t[size_t('-')] = t[size_t('*')] = t[size_t('.')] = true;
+    return t;
+}
+const std::array<bool, 256> kLetters = make_letters_table();
+
 // Why a byte cannot be in a sequence line, in words a user can act on.
 std::string describe_bad_byte(unsigned char c) {
     char hex[8];
@@ -65,6 +74,10 @@ bool FastaReader::fill() {
     end_ = src_->read(buf_.data(), buf_.size());
     if (end_ == 0) eof_ = true;
     return end_ > 0;
+}
+
+void FastaReader::set_alphabet(Alphabet alphabet) {
+    accepted_ = alphabet == Alphabet::Letters ? kLetters.data() : kIupac.data();
 }
 
 void FastaReader::limit_record_bases(size_t max_bases, std::string why) {
@@ -186,11 +199,12 @@ bool FastaReader::next(FastaEntry& out) {
         }
         // Sequence: the hot loop; valid letters go straight into the record.
         std::string& bases = next_.bases;
+        const bool* const ok = accepted_ ? accepted_ : kIupac.data();
         while (pos_ < end_) {
             const char c = buf_[pos_];
-            if (kIupac[static_cast<unsigned char>(c)]) {
+            if (ok[static_cast<unsigned char>(c)]) {
                 size_t run = pos_ + 1;
-                while (run < end_ && kIupac[static_cast<unsigned char>(buf_[run])]) ++run;
+                while (run < end_ && ok[static_cast<unsigned char>(buf_[run])]) ++run;
                 if (bases.size() + (run - pos_) > max_bases_)
                     fail("record '" + next_.name + "' (line " + std::to_string(next_.line) + ") has more than " +
                          std::to_string(max_bases_) + " bases: " + max_bases_why_);

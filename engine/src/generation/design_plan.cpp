@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+
+#include "carbon/support/visible_text.h"
 
 namespace carbon {
 
@@ -24,9 +27,24 @@ BaseMask char_bit(char c) {
     return code < 0 ? BaseMask(0) : base_bit(code);
 }
 
+// The context and the flank are sequence: letters of the IUPAC nucleotide code, either case (N and
+// the other non-ACGT codes become <oov> tokens, said in the notices). Anything else ('!', a digit,
+// a blank) is a typing or pasting mistake the model would otherwise read as <oov> in silence.
+void require_bases(std::string_view text, const char* what) {
+    static constexpr std::string_view kIupac = "ACGTURYSWKMBDHVN";
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char u = char(std::toupper(static_cast<unsigned char>(text[i])));
+        if (kIupac.find(u) == std::string_view::npos)
+            throw Error(std::string(what) + " holds '" + visible_text(text.substr(i, 1)) + "' at position " + std::to_string(i + 1) +
+                        ": only bases can be given (A, C, G, T, or an IUPAC code such as N)");
+    }
+}
+
 }  // namespace
 
 Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::string>& notices) {
+    require_bases(r.left_context, "the context");
+    require_bases(r.right_flank, "the right flank");
     Plan p;
     if (r.count == 0 || r.count > 100000) throw Error("design count must be between 1 and 100000");
     if (!(r.sampling.temperature >= 0.f) || !std::isfinite(r.sampling.temperature))
@@ -91,6 +109,17 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
     p.n_tokens = (p.gen_len + 5) / 6;
     p.flank.resize(right.size());
     for (size_t i = 0; i < p.flank.size(); ++i) p.flank[i] = upper(right[i]);
+    for (size_t i = 0; i < p.flank.size();) {  // runs of non-ACGT bases, said as the context's are
+        if (char_bit(p.flank[i])) {
+            ++i;
+            continue;
+        }
+        size_t j = i;
+        while (j < p.flank.size() && !char_bit(p.flank[j])) ++j;
+        notices.push_back("right flank position " + std::to_string(i + 1) + (j - i > 1 ? "-" + std::to_string(j) : std::string()) +
+                          ": not A/C/G/T, read as <oov> in the ranking");
+        i = j;
+    }
 
     const DesignConstraints& c = r.constraints;
     if (c.max_homopolymer < 0) throw Error("the maximum homopolymer run must be >= 1 (0 = no limit)");

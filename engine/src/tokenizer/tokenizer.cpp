@@ -39,6 +39,28 @@ const json* member(const json& obj, const char* key) {
     auto it = obj.find(key);
     return (it == obj.end() || it->is_null()) ? nullptr : &*it;
 }
+const char* json_kind(const json& v) {
+    return v.is_string() ? "a string" : v.is_boolean() ? "true or false" : v.is_number() ? "a number" : v.is_array() ? "an array"
+                                                                                                           : v.is_object() ? "an object" : "null";
+}
+// A member that must be a string when present (absent or null: `fallback`); Error naming the key.
+std::string text_member(const json& obj, const char* key, const char* fallback, const std::string& where) {
+    const json* v = member(obj, key);
+    if (!v) return fallback;
+    if (!v->is_string()) throw Error(where + ": '" + key + "' must be a string, not " + json_kind(*v));
+    return v->get<std::string>();
+}
+// A member that must be an array when present (absent or null: empty).
+json array_member(const json& obj, const char* key, const std::string& where) {
+    const json* v = member(obj, key);
+    if (!v) return json::array();
+    if (!v->is_array()) throw Error(where + ": '" + key + "' must be an array, not " + json_kind(*v));
+    return *v;
+}
+void require_object(const json& v, const std::string& where) {
+    if (!v.is_object()) throw Error(where + " must be an object, not " + json_kind(v));
+}
+
 bool flag(const json& obj, const char* key, bool fallback, const std::string& where) {
     const json* v = member(obj, key);
     if (!v) return fallback;
@@ -68,11 +90,12 @@ AddedToken added_token_from(const json& t, int32_t id, const std::string& where)
 
 bool normalizer_is_nfc(const json* n, const std::string& file) {
     if (!n) return false;
-    std::string type = n->value("type", "");
+    require_object(*n, file + ": normalizer");
+    std::string type = text_member(*n, "type", "", file + " normalizer");
     if (type == "NFC") return true;
     if (type == "Sequence") {
         bool nfc = false;
-        for (const json& step : n->value("normalizers", json::array())) nfc = normalizer_is_nfc(&step, file) || nfc;
+        for (const json& step : array_member(*n, "normalizers", file + " normalizer")) nfc = normalizer_is_nfc(&step, file) || nfc;
         return nfc;
     }
     throw Error(file + ": normalizer " + in_quotes(type) +
@@ -82,14 +105,16 @@ bool normalizer_is_nfc(const json* n, const std::string& file) {
 PreTokenizerSpec parse_pre_tokenizer(const json* p, const std::string& file) {
     if (!p) throw Error(file + ": no pre_tokenizer: not a byte-level BPE tokenizer (expected ByteLevel)");
     std::vector<json> steps;
-    if (p->value("type", "") == "Sequence")
-        for (const json& s : p->value("pretokenizers", json::array())) steps.push_back(s);
+    require_object(*p, file + ": pre_tokenizer");
+    if (text_member(*p, "type", "", file + " pre_tokenizer") == "Sequence")
+        for (const json& s : array_member(*p, "pretokenizers", file + " pre_tokenizer")) steps.push_back(s);
     else
         steps.push_back(*p);
     PreTokenizerSpec pre;
     bool byte_level = false;
     for (const json& s : steps) {
-        std::string type = s.value("type", "");
+        require_object(s, file + ": a pre_tokenizer step");
+        std::string type = text_member(s, "type", "", file + " pre_tokenizer step");
         if (byte_level)
             throw Error(file + ": pre_tokenizer step " + in_quotes(type) +
                         " after ByteLevel is not supported (ByteLevel must come last)");
@@ -106,8 +131,9 @@ PreTokenizerSpec parse_pre_tokenizer(const json* p, const std::string& file) {
                 throw Error(file + ": pre_tokenizer Split pattern " + in_quotes(regex) +
                             " is not one this engine implements (it matches the Qwen2 and GPT-2 patterns "
                             "exactly, character for character)");
-            if (s.value("behavior", "") != "Isolated" || flag(s, "invert", false, file))
-                throw Error(file + ": pre_tokenizer Split with behavior " + in_quotes(s.value("behavior", "")) +
+            const std::string behavior = text_member(s, "behavior", "", file + " pre_tokenizer Split");
+            if (behavior != "Isolated" || flag(s, "invert", false, file))
+                throw Error(file + ": pre_tokenizer Split with behavior " + in_quotes(behavior) +
                             (flag(s, "invert", false, file) ? " and invert" : "") +
                             " is not supported (only Isolated, not inverted)");
         } else if (type == "ByteLevel") {
@@ -127,7 +153,7 @@ PreTokenizerSpec parse_pre_tokenizer(const json* p, const std::string& file) {
 BpeSpec spec_from_tokenizer_json(const json& j, const std::string& file) {
     const json* model = member(j, "model");
     if (!model || !model->is_object()) throw Error(file + ": no 'model' object");
-    std::string type = model->value("type", "BPE");
+    std::string type = text_member(*model, "type", "BPE", file + " model");
     if (type != "BPE") throw Error(file + ": model type " + in_quotes(type) + " is not supported (only BPE)");
     if (const json* d = member(*model, "dropout"); d && !(d->is_number() && d->get<double>() == 0.0))
         throw Error(file + ": BPE dropout is not supported (encoding must be deterministic)");
@@ -165,7 +191,7 @@ BpeSpec spec_from_tokenizer_json(const json& j, const std::string& file) {
     spec.ignore_merges = flag(*model, "ignore_merges", false, file);
     spec.byte_fallback = flag(*model, "byte_fallback", false, file);
     spec.fuse_unk = flag(*model, "fuse_unk", false, file);
-    if (const json* unk = member(*model, "unk_token")) spec.unk_token = unk->get<std::string>();
+    if (member(*model, "unk_token")) spec.unk_token = text_member(*model, "unk_token", "", file + " model");
 
     spec.nfc = normalizer_is_nfc(member(j, "normalizer"), file);
     spec.pre = parse_pre_tokenizer(member(j, "pre_tokenizer"), file);
@@ -268,6 +294,7 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
     try {
         if (const json* dec = member(config, "added_tokens_decoder")) {
             const std::string where = "tokenizer_config.json added_tokens_decoder";
+            require_object(*dec, (dir / "tokenizer_config.json").string() + ": added_tokens_decoder");
             Listing l{where, {}};
             for (auto it = dec->begin(); it != dec->end(); ++it) {
                 int64_t id = -1;

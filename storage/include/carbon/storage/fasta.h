@@ -48,6 +48,12 @@ public:
     // `why` (what sets the limit), raised while reading, before the memory is taken.
     void limit_record_bases(size_t max_bases, std::string why);
 
+    // What a sequence line may hold: the IUPAC nucleotide codes (the default: what a project
+    // stores), or any letter, '-', '*' and '.' (what the scoring commands read, reporting every
+    // letter but A, C, G, T as unknown to the model).
+    enum class Alphabet { Iupac, Letters };
+    void set_alphabet(Alphabet alphabet);
+
 private:
     bool fill();
     void take_header(std::string& header, size_t header_line);  // sets next_
@@ -60,6 +66,7 @@ private:
     size_t line_ = 1, col_ = 1;
     size_t records_ = 0;
     size_t max_bases_ = SIZE_MAX;
+    const bool* accepted_ = nullptr;  // the alphabet's table of 256
     std::string max_bases_why_;
     bool eof_ = false, seen_header_ = false, pending_ = false;
     FastaEntry next_;  // the record being read
