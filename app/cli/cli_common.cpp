@@ -25,11 +25,13 @@ bool wants_help(const std::vector<std::string>& argv, const char* usage) {
     return false;
 }
 
+#ifdef CARBON_HAVE_STORAGE
 std::unique_ptr<storage::ReferenceGenome> open_reference(const std::string& path) {
     auto g = storage::ReferenceGenome::open(path, storage::ReferenceGenome::default_index_dir());
     if (!g->index_note().empty()) std::fprintf(stderr, "note: %s\n", g->index_note().c_str());
     return g;
 }
+#endif
 
 std::unique_ptr<Model> load_model_from_args(const Args& a) {
     ModelOptions mo;

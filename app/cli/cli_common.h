@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "carbon/model.h"
+#ifdef CARBON_HAVE_STORAGE
 #include "carbon/storage/reference.h"
+#endif
 #include "cli_args.h"
 
 namespace carbon::cli {
@@ -20,9 +22,11 @@ bool wants_help(const std::vector<std::string>& argv, const char* usage);
 // prints the backend notice once on stderr.
 std::unique_ptr<Model> load_model_from_args(const Args& a);
 
+#ifdef CARBON_HAVE_STORAGE
 // A reference genome (--reference) with its index checked and, when the file's own index did not
 // describe it, one built into the user's cache instead; says so once on stderr.
 std::unique_ptr<storage::ReferenceGenome> open_reference(const std::string& path);
+#endif
 
 // "--tags a,b" -> the text placed before <dna>. Each tag is taken as written if it is in the
 // offered list (resources/metadata_tags.txt), with or without its angle brackets; otherwise an

@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QMimeData>
 #include <QRandomGenerator>
+#include <QMessageBox>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -472,6 +473,11 @@ private slots:
         const QString msg = errors.last().at(1).toString();
         QVERIFY2(msg.contains(QStringLiteral("not a Carbon Studio project")) && msg.contains(QStringLiteral("contacts")), qPrintable(msg));
         QVERIFY(w.project()->path().isEmpty());
+        // ... and in a dialog over the window, with the same reason.
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY((box = w.findChild<QMessageBox*>(QStringLiteral("warningDialog"))) != nullptr && box->isVisible());
+        QVERIFY2(box->text().contains(QStringLiteral("not a Carbon Studio project")), qPrintable(box->text()));
+        box->accept();
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), before);
         QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
@@ -503,6 +509,11 @@ private slots:
                      w.messageBar()->text().contains(QStringLiteral("trigger 'wipe'")),
                  qPrintable(w.messageBar()->text()));
         QVERIFY(w.project()->path().isEmpty());
+        // ... and in a dialog over the window, with the same reason.
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY((box = w.findChild<QMessageBox*>(QStringLiteral("warningDialog"))) != nullptr && box->isVisible());
+        QVERIFY2(box->text().contains(QStringLiteral("trigger 'wipe'")), qPrintable(box->text()));
+        box->accept();
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), before);
         QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));

@@ -89,6 +89,9 @@ ProjectController::ProjectController(SequenceDocument* doc, SequenceEditor* edit
         const QString text = tr("%1 failed: %2").arg(what, error);
         services_->message(text, 15000);
         services_->error(text);
+        // File > Open of a file that cannot be opened (damaged, another program's, a schema that
+        // holds code of its own): said in a dialog too, where the user acted.
+        if (what == tr("Open project")) services_->warn(tr("Cannot open the project"), error);
         emit projectError(what, error);
     });
     connect(browser_, &ProjectBrowser::openSequence, this, &ProjectController::openStoredSequence);

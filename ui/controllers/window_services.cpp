@@ -60,4 +60,13 @@ bool WindowServices::confirm(const QString& title, const QString& text, const QS
     return box.clickedButton() == yes;
 }
 
+void WindowServices::warn(const QString& title, const QString& text) {
+    lastWarning_ = text;
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, window_);
+    box->setObjectName(QStringLiteral("warningDialog"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);  // the reason can be copied into a report
+    box->open();
+}
+
 }  // namespace carbon::ui

@@ -50,6 +50,11 @@ public:
     // a dialog with `accept` and Cancel (Cancel the default), or the answer set by
     // setNextConfirmAnswer. True when the user accepted.
     bool confirm(const QString& title, const QString& text, const QString& accept);
+    // A refusal the user must see where they acted (File > Open of a file that cannot be trusted):
+    // a warning dialog over the window, window-modal but not blocking (QDialog::open), named
+    // "warningDialog"; its text stays readable as lastWarning().
+    void warn(const QString& title, const QString& text);
+    QString lastWarning() const { return lastWarning_; }
     void setNextConfirmAnswer(bool yes) { nextConfirmAnswer_ = yes ? 1 : 0; }
     // The open project's folder, where dialogs start when no file was chosen yet.
     void setStartFolder(const QString& folder) { startFolder_ = folder; }
@@ -67,7 +72,7 @@ private:
     QWidget* window_;
     RunLog* log_;
     MessageBar* bar_;
-    QString nextFileAnswer_, startFolder_;
+    QString nextFileAnswer_, startFolder_, lastWarning_;
     int nextConfirmAnswer_ = -1;  // -1: ask
 };
 
