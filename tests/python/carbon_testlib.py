@@ -47,6 +47,14 @@ def run(cmd, **kw):
     return p
 
 
+def tiny_model(folder, seed=11):
+    """`carbon-cli make-test-model` (the tiny preset) in folder/tiny, written once and reused."""
+    model = os.path.join(folder, "tiny")
+    if not os.path.exists(os.path.join(model, "config.json")):
+        run([bin_path("carbon-cli"), "make-test-model", "--out", model, "--seed", str(seed)])
+    return model
+
+
 def dna_ids(model_dir):
     """(<dna>, </dna>, <oov>, first 6-mer id) from the checkpoint's tokenizer_config.json, by the
     HybridDNATokenizer layout rule (the test models are written that way)."""

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-from carbon_testlib import Checks, bin_path, require_modules, run, work_dir
+from carbon_testlib import Checks, bin_path, require_modules, run, tiny_model, work_dir
 
 W = work_dir("hostile_cluster")
 CONNECT_S = 5
@@ -30,9 +30,7 @@ def main():
     require_modules("ray")
     c = Checks()
     cli = bin_path("carbon-cli")
-    model = os.path.join(W, "tiny")
-    if not os.path.exists(os.path.join(model, "config.json")):
-        run([cli, "make-test-model", "--out", model, "--seed", "11"])
+    model = tiny_model(W)
     rng = random.Random(6)
     seq = "".join(rng.choice("ACGT") for _ in range(3000))
     ref = os.path.join(W, "ref.fa")

@@ -10,7 +10,7 @@ import os
 import sqlite3
 import sys
 
-from carbon_testlib import Checks, bin_path, run, run_limited, work_dir
+from carbon_testlib import Checks, bin_path, run, run_limited, tiny_model, work_dir
 
 CLI = bin_path("carbon-cli")
 W = work_dir("hostile_exports")
@@ -23,9 +23,7 @@ def cli(*args):
 
 def main():
     c = Checks()
-    model = os.path.join(W, "tiny")
-    if not os.path.exists(os.path.join(model, "config.json")):
-        run([CLI, "make-test-model", "--out", model, "--seed", "11"])
+    model = tiny_model(W)
     fasta = os.path.join(W, "in.fa")
     with open(fasta, "w") as f:
         f.write(">plain one\nACGTACGTAC\n>second two\nGGGGCCCCAA\n")

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 
-from carbon_testlib import Checks, bin_path, run, run_limited, work_dir
+from carbon_testlib import Checks, bin_path, run, run_limited, tiny_model, work_dir
 
 CLI = bin_path("carbon-cli")
 W = work_dir("hostile_leftovers")
@@ -25,9 +25,7 @@ def cli(*args, mem_mb=4096, timeout=120):
 
 def main():
     c = Checks()
-    model = os.path.join(W, "tiny")
-    if not os.path.exists(os.path.join(model, "config.json")):
-        run([CLI, "make-test-model", "--out", model, "--seed", "11"])
+    model = tiny_model(W)
     rng = random.Random(8)
     text = "".join(f">r{i} record {i}\n" + "".join(rng.choice("ACGTacgtN") for _ in range(130)) + "\n" for i in range(3))
     plain = os.path.join(W, "in.fa")

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 
-from carbon_testlib import bin_path, run, run_limited, work_dir
+from carbon_testlib import bin_path, run, run_limited, tiny_model, work_dir
 
 FAILURES = []
 
@@ -58,9 +58,7 @@ def main():
             return 1
     cli = bin_path("carbon-cli")
     d = work_dir("hostile-references")
-    model = os.path.join(d, "tiny")
-    if not os.path.exists(os.path.join(model, "config.json")):
-        run([cli, "make-test-model", "--out", model, "--seed", "11"])
+    model = tiny_model(d)
     rng = random.Random(31)
     contigs = [("chr1", "".join(rng.choice("ACGT") for _ in range(1000))),
                ("chr2", "".join(rng.choice("ACGT") for _ in range(300))),

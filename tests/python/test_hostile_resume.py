@@ -11,7 +11,7 @@ import random
 import shutil
 import sys
 
-from carbon_testlib import Checks, bin_path, run, run_limited, work_dir
+from carbon_testlib import Checks, bin_path, run, run_limited, tiny_model, work_dir
 
 CLI = bin_path("carbon-cli")
 W = work_dir("hostile_resume")
@@ -19,9 +19,7 @@ W = work_dir("hostile_resume")
 
 def main():
     c = Checks()
-    model = os.path.join(W, "tiny")
-    if not os.path.exists(os.path.join(model, "config.json")):
-        run([CLI, "make-test-model", "--out", model, "--seed", "11"])
+    model = tiny_model(W)
     rng = random.Random(4)
     seq = "".join(rng.choice("ACGT") for _ in range(9000))
     ref = os.path.join(W, "ref.fa")

@@ -24,6 +24,14 @@ inline std::string temp_path(const std::string& name) {
     return p.string();
 }
 
+// An empty folder of that name under the test's temporary folder (emptied when it was there).
+inline std::filesystem::path fresh_dir(const std::string& name) {
+    const std::filesystem::path d = temp_path(name);
+    std::filesystem::remove_all(d);
+    std::filesystem::create_directories(d);
+    return d;
+}
+
 // The whole content of a file ("" when missing): compared before and after to prove that
 // nothing was written.
 inline std::string file_bytes(const std::string& path) {

@@ -50,13 +50,6 @@ std::string upper(std::string s) {
     return s;
 }
 
-fs::path fresh_dir(const std::string& name) {
-    const fs::path d = fs::path(storage_test::temp_path(name));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
-
 void write_fasta(const fs::path& path, const std::vector<Contig>& cs) {
     std::ofstream f(path, std::ios::binary);
     for (const auto& c : cs) {
@@ -123,7 +116,7 @@ void check_windows(const ReferenceGenome& g, const std::vector<Contig>& cs) {
 
 TEST(windows_equal_the_text_plain_and_bgzip_with_our_own_index_and_nothing_written_beside_it) {
     const auto cs = contigs();
-    const fs::path dir = fresh_dir("ref-own"), cache = fresh_dir("ref-own-cache");
+    const fs::path dir = storage_test::fresh_dir("ref-own"), cache = storage_test::fresh_dir("ref-own-cache");
     write_fasta(dir / "genome.fa", cs);
     const auto before = listing(dir);
     check_windows(*ReferenceGenome::open((dir / "genome.fa").string(), cache.string()), cs);
@@ -142,7 +135,7 @@ TEST(windows_equal_the_text_plain_and_bgzip_with_our_own_index_and_nothing_writt
 TEST(windows_equal_samtools_faidx_with_its_index_beside_the_file) {
     if (!have("samtools") || !have("bgzip")) SKIP("samtools and bgzip (Debian: samtools, tabix) are not installed");
     const auto cs = contigs();
-    const fs::path dir = fresh_dir("ref-samtools"), cache = fresh_dir("ref-samtools-cache");
+    const fs::path dir = storage_test::fresh_dir("ref-samtools"), cache = storage_test::fresh_dir("ref-samtools-cache");
     write_fasta(dir / "genome.fa", cs);
     CHECK_EQ(std::system(("bgzip -c '" + (dir / "genome.fa").string() + "' > '" + (dir / "genome.fa.gz").string() + "'").c_str()), 0);
     for (const char* file : {"genome.fa", "genome.fa.gz"}) {
@@ -165,7 +158,7 @@ TEST(windows_equal_samtools_faidx_with_its_index_beside_the_file) {
 
 TEST(a_stale_index_beside_the_file_is_not_trusted) {
     const auto cs = contigs();
-    const fs::path dir = fresh_dir("ref-stale"), cache = fresh_dir("ref-stale-cache");
+    const fs::path dir = storage_test::fresh_dir("ref-stale"), cache = storage_test::fresh_dir("ref-stale-cache");
     write_fasta(dir / "genome.fa", cs);
     std::ofstream(dir / "genome.fa.fai") << "chr1\t5\t6\t60\t61\n";  // wrong, and older than the FASTA
     fs::last_write_time(dir / "genome.fa.fai", fs::last_write_time(dir / "genome.fa") - std::chrono::hours(1));
@@ -173,7 +166,7 @@ TEST(a_stale_index_beside_the_file_is_not_trusted) {
 }
 
 TEST(bad_references_and_windows_are_refused_with_file_and_reason) {
-    const fs::path dir = fresh_dir("ref-bad"), cache = fresh_dir("ref-bad-cache");
+    const fs::path dir = storage_test::fresh_dir("ref-bad"), cache = storage_test::fresh_dir("ref-bad-cache");
     const std::string idx = cache.string();
     auto path = [&](const char* n) { return (dir / n).string(); };
 

@@ -77,19 +77,9 @@ std::string fai_text(const std::vector<Line>& ls) {
 }
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-}
 std::string upper(std::string s) {
     for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
     return s;
-}
-fs::path fresh_dir(const std::string& name) {
-    const fs::path d = fs::path(storage_test::temp_path(name));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
 }
 // An index newer than its FASTA: only its content can give it away.
 void newer(const fs::path& index, const fs::path& fasta) {
@@ -154,7 +144,7 @@ std::vector<Lie> lies(const std::vector<Contig>& cs) {
 
 TEST(a_lying_fai_beside_a_plain_fasta_is_replaced_by_a_built_index_and_left_untouched) {
     const auto cs = genome();
-    const fs::path dir = fresh_dir("lying-fai"), cache = fresh_dir("lying-fai-cache");
+    const fs::path dir = storage_test::fresh_dir("lying-fai"), cache = storage_test::fresh_dir("lying-fai-cache");
     const fs::path fa = dir / "genome.fa", fai = dir / "genome.fa.fai";
     write(fa, fasta_text(cs));
     // The true index is trusted as it is: nothing built.
@@ -178,14 +168,14 @@ TEST(a_lying_fai_beside_a_plain_fasta_is_replaced_by_a_built_index_and_left_unto
             CHECK_MSG(false, std::string(lie.what) + ": refused: " + e.what());
         }
         CHECK_MSG(note.find("genome.fa.fai does not describe") != std::string::npos, std::string(lie.what) + ": note: " + note);
-        CHECK_MSG(slurp(fai) == lie.fai, std::string(lie.what) + ": the user's index was changed");
+        CHECK_MSG(storage_test::file_bytes(fai) == lie.fai, std::string(lie.what) + ": the user's index was changed");
     }
     CHECK_EQ(std::distance(fs::directory_iterator(dir), {}), 2);  // nothing written beside the user's file
 }
 
 TEST(a_fasta_edited_after_it_was_indexed_gives_true_bases_or_a_refusal_never_others) {
     auto cs = genome();
-    const fs::path dir = fresh_dir("edited-fa"), cache = fresh_dir("edited-fa-cache");
+    const fs::path dir = storage_test::fresh_dir("edited-fa"), cache = storage_test::fresh_dir("edited-fa-cache");
     const fs::path fa = dir / "genome.fa", fai = dir / "genome.fa.fai";
     const std::string index = fai_text(true_fai(cs));
     // chr1's fourth line loses a base and its fifth gains one: the same size, contig and lines
@@ -229,7 +219,7 @@ TEST(a_fasta_edited_after_it_was_indexed_gives_true_bases_or_a_refusal_never_oth
 TEST(two_contigs_of_one_name_are_refused_with_the_line_of_the_second) {
     auto cs = genome();
     cs[2].name = "chr1";  // the third contig, at line 24 (18 lines of chr1, 5 of chr2)
-    const fs::path dir = fresh_dir("dup-contig"), cache = fresh_dir("dup-contig-cache");
+    const fs::path dir = storage_test::fresh_dir("dup-contig"), cache = storage_test::fresh_dir("dup-contig-cache");
     write(dir / "genome.fa", fasta_text(cs));
     CHECK_THROWS_WITH(ReferenceGenome::open((dir / "genome.fa").string(), cache.string()), "genome.fa: contig 'chr1' is named twice",
                       "again at ", "genome.fa:24 ");
@@ -243,11 +233,11 @@ TEST(two_contigs_of_one_name_are_refused_with_the_line_of_the_second) {
 TEST(a_lying_index_of_a_bgzip_fasta_is_replaced_too) {
     if (std::system("command -v bgzip >/dev/null 2>&1") != 0) SKIP("bgzip (Debian: tabix) is not installed");
     const auto cs = genome();
-    const fs::path dir = fresh_dir("lying-bgzf"), cache = fresh_dir("lying-bgzf-cache");
+    const fs::path dir = storage_test::fresh_dir("lying-bgzf"), cache = storage_test::fresh_dir("lying-bgzf-cache");
     const fs::path plain = dir / "plain.fa", fa = dir / "genome.fa.gz", fai = dir / "genome.fa.gz.fai", gzi = dir / "genome.fa.gz.gzi";
     write(plain, fasta_text(cs));
     CHECK_EQ(std::system(("bgzip -c -i -I '" + gzi.string() + "' '" + plain.string() + "' > '" + fa.string() + "'").c_str()), 0);
-    const std::string good_gzi = slurp(gzi);
+    const std::string good_gzi = storage_test::file_bytes(gzi);
     for (const Lie& lie : lies(cs)) {
         write(fai, lie.fai);
         newer(fai, fa);
