@@ -108,6 +108,8 @@ TEST(malformed_files_are_refused_with_file_and_line) {
     CHECK_THROWS_WITH(parse_motifs(">M1 x\nA [1 nan]\nC [1 2]\nG [1 2]\nT [1 2]\n", "f.jaspar"), "f.jaspar:2", "finite");
     CHECK_THROWS_WITH(parse_motifs(">M1 x\nA [0 2]\nC [0 2]\nG [0 2]\nT [0 2]\n", "f.jaspar"), "f.jaspar:1", "position 1 holds no counts");
     CHECK_THROWS_WITH(parse_motifs(">M1 x\nA [1]\nA [1]\nG [1]\nT [1]\n", "f.jaspar"), "f.jaspar:3", "twice");
+    // A labelled row, then an unlabelled one that takes the same place (engine.fuzz_motifs found it).
+    CHECK_THROWS_WITH(parse_motifs(">M1 x\nC [1 2]\n[3 4]\nG [1 2]\nT [1 2]\n", "g.jaspar"), "g.jaspar:3", "row C appears twice");
     CHECK_THROWS_WITH(parse_motifs("\n\n", "empty.txt"), "empty.txt", "no motif");
     CHECK_THROWS_WITH(parse_motifs(std::string("A\0B", 3), "bin"), "bin", "NUL");
     CHECK_THROWS_WITH(parse_motifs("MEME version 4\nALPHABET= ACDEFGHIKLMNPQRSTVWY\nMOTIF p\n", "p.meme"), "p.meme:2", "only DNA");

@@ -154,9 +154,14 @@ std::vector<Motif> read_jaspar(const Reader& r, const std::string& stem) {
             if (!w.empty() && (std::isalpha(static_cast<unsigned char>(w[0][0])) != 0) && w[0].size() == 1) {
                 b = base_index(w[0]);
                 if (b < 0) r.fail(l, "row '" + std::string(w[0]) + "': the alphabet must be A, C, G, T");
-                if (seen[b]) r.fail(l, "row " + std::string(w[0]) + " appears twice in motif '" + m.id + "'");
                 w.erase(w.begin());
             }
+            // Labelled or not, each of A, C, G, T once: an unlabelled row takes its place in that
+            // order, so "C [..]" then an unlabelled row would give C twice and A none (found by
+            // engine.fuzz_motifs: the lengths check then named a row that was never read).
+            if (seen[b])
+                r.fail(l, std::string("row ") + "ACGT"[b] + " appears twice in motif '" + m.id +
+                              "' (rows are A, C, G, T: label them all, or none)");
             seen[b] = true;
             row_line[b] = &l;
             rows[b] = r.numbers(l, w);
