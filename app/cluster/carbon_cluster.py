@@ -207,7 +207,7 @@ class Output:
         if not os.path.isdir(folder):
             raise Refusal(f"--out {out}: the folder {folder} does not exist")
         for path in (self.partial, self.state):
-            if os.path.lexists(path) and not os.path.isfile(path) or os.path.islink(path):
+            if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
                 raise Refusal(f"{path} is not a regular file (a pipe, a device, a link or a folder): remove it")
         if os.path.exists(self.partial) or os.path.exists(self.state):
             if not resume:

@@ -49,7 +49,8 @@ std::unique_ptr<Backend> Model::start_gpu(const ModelOptions& options, const Bac
     std::unique_ptr<Backend> backend = gpu->make(checkpoint_, tokenizer_.kmer_ids(), bo);
     // CARBON_GPU_SELF_CHECK=off: measured without the check (benchmarks of random-weight
     // checkpoints, tests/gpu/prove.sh); said in the notice.
-    if (options.self_check && std::getenv("CARBON_GPU_SELF_CHECK") && std::string_view(std::getenv("CARBON_GPU_SELF_CHECK")) == "off") {
+    const char* check_mode = std::getenv("CARBON_GPU_SELF_CHECK");
+    if (options.self_check && check_mode && std::string_view(check_mode) == "off") {
         notice_ = "GPU self-check skipped (CARBON_GPU_SELF_CHECK=off)";
     } else if (options.self_check) {
         BackendOptions reference = bo;  // the CPU oracle: fp32 activations whatever the CPU offers

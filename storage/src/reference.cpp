@@ -2,15 +2,13 @@
 #include "carbon/storage/reference.h"
 
 #include <htslib/faidx.h>
-#include <optional>
 #include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <optional>
 #include <unordered_map>
 
 #include "carbon/support/common.h"
