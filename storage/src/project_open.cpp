@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +83,72 @@ std::string file_uri(const std::string& path, const char* query) {
     return out + "?" + query;
 }
 
+// SQLite's limits for an untrusted database file, on every connection to one. Each is far above
+// what Carbon Studio's own schema and statements need (at most 15 columns in a table, 15
+// parameters, statements of a few hundred bytes, one ATTACH, by VACUUM INTO, no LIKE beyond
+// sqlite_%) and far
+// below SQLite's defaults, so that neither a file's schema nor anything read from it can make a
+// statement that large. A value's length stays at SQLite's default (10^9 bytes): one stored
+// chromosome is one value, and record_base_limit tells the user of that limit on import.
+void set_untrusted_limits(sqlite3* db) {
+    sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 100'000);
+    sqlite3_limit(db, SQLITE_LIMIT_COLUMN, 100);
+    sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 100);
+    sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 8);
+    sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, 100'000);
+    sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, 8);
+    sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 1);  // VACUUM INTO (Save As) attaches its target
+    sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 64);
+    sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, 100);
+    sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+}
+
+// Reading what a file is, before it is trusted, has a time limit: a project's header and schema
+// are read in milliseconds, so a file whose schema takes longer is refused, not waited on. The
+// limit is SQLite's progress handler, asked every 1,000 virtual-machine steps.
+class SchemaDeadline {
+public:
+    SchemaDeadline(sqlite3* db, double seconds)
+        : db_(db), end_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                std::chrono::duration<double>(seconds))) {
+        sqlite3_progress_handler(db_, 1000, &SchemaDeadline::tick, this);
+    }
+    ~SchemaDeadline() { sqlite3_progress_handler(db_, 0, nullptr, nullptr); }
+    SchemaDeadline(const SchemaDeadline&) = delete;
+    SchemaDeadline& operator=(const SchemaDeadline&) = delete;
+    bool expired() const { return expired_; }
+
+private:
+    static int tick(void* self) {
+        auto* d = static_cast<SchemaDeadline*>(self);
+        d->expired_ = d->expired_ || std::chrono::steady_clock::now() >= d->end_;
+        return d->expired_ ? 1 : 0;  // non-zero interrupts the statement (SQLITE_INTERRUPT)
+    }
+    sqlite3* db_;
+    std::chrono::steady_clock::time_point end_;
+    bool expired_ = false;
+};
+
+// fn() under a SchemaDeadline; its expiry, or a schema past the limits, becomes the refusal that
+// says so.
+template <class F>
+auto within_schema_time(sqlite3* db, const std::string& path, double seconds, F&& fn) {
+    SchemaDeadline deadline(db, seconds);
+    try {
+        return fn();
+    } catch (const Error&) {
+        const std::string sqlite_says = sqlite3_errmsg(db);
+        if (!deadline.expired() && sqlite_says.rfind("malformed database schema", 0) == 0)
+            throw Error(path + ": not a project this version can trust: SQLite cannot read its schema within the limits set for a file from outside (" +
+                        sqlite_says + "); nothing was written to it");
+        if (!deadline.expired()) throw;
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", seconds);
+        throw Error(path + ": not a project this version can trust: reading its schema took longer than " + std::string(limit) +
+                    " s (a project's takes milliseconds); nothing was written to it");
+    }
+}
+
 sqlite3* connect(const std::string& path, const std::string& target, int flags) {
     sqlite3* db = nullptr;
     flags |= SQLITE_OPEN_NOMUTEX;  // one connection per thread (see project.h)
@@ -91,6 +158,7 @@ sqlite3* connect(const std::string& path, const std::string& target, int flags) 
         throw Error(path + ": cannot open the project: " + msg);
     }
     sqlite3_extended_result_codes(db, 1);
+    set_untrusted_limits(db);
     // A project file is untrusted input (SQLite's "defense against dark arts"): no SQL that would
     // corrupt it on purpose, no extension loading, and none of the file's own triggers or views
     // ever run (the connection's TEMP ones, the read-compatibility views, still do). The schema is
@@ -144,7 +212,7 @@ std::string signature_difference(const detail::SchemaSignature& have, const deta
 
 // What the file is, from its header and, where that is not enough (application_id 0), its
 // tables, read through a connection that writes nothing.
-Identity identify(const std::string& path, const Header& h) {
+Identity identify(const std::string& path, const Header& h, double schema_seconds) {
     Identity id;
     id.version = int(h.user_version);
     if (h.application_id == uint32_t(project_application_id)) {
@@ -165,11 +233,13 @@ Identity identify(const std::string& path, const Header& h) {
     int version = 0;
     uint32_t app = 0;
     try {
-        Stmt v(db, "PRAGMA user_version");
-        version = v.step() ? int(v.i64(0)) : 0;
-        Stmt a(db, "PRAGMA application_id");
-        app = a.step() ? uint32_t(a.i64(0)) : 0;
-        sig = detail::read_signature(db);
+        within_schema_time(db, path, schema_seconds, [&] {
+            Stmt v(db, "PRAGMA user_version");
+            version = v.step() ? int(v.i64(0)) : 0;
+            Stmt a(db, "PRAGMA application_id");
+            app = a.step() ? uint32_t(a.i64(0)) : 0;
+            sig = detail::read_signature(db);
+        });
     } catch (...) {
         sqlite3_close_v2(db);
         throw;
@@ -287,7 +357,7 @@ std::unique_ptr<Project> Project::open(const std::string& path, const OpenOption
         if (!h.sqlite)
             throw Error(path + ": not a Carbon Studio project: the file is not a database (no SQLite header; it starts with '" + h.start +
                         "'); nothing was written to it");
-        id = identify(path, h);
+        id = identify(path, h, o.schema_read_limit_s);
     }
     if (id.kind == Kind::Foreign) throw Error(path + ": not a Carbon Studio project: " + id.why + "; nothing was written to it");
     if (id.kind == Kind::Empty && (!zero_bytes || o.read_only || !o.create))
@@ -309,8 +379,10 @@ std::unique_ptr<Project> Project::open(const std::string& path, const OpenOption
     if (!o.read_only && sqlite3_db_readonly(db, "main") == 1)
         throw Error(path + ": the project file cannot be written (no write permission); nothing was written to it");
     try {
-        Stmt s(db, "SELECT count(*) FROM sqlite_schema");
-        s.step();
+        within_schema_time(db, path, o.schema_read_limit_s, [&] {
+            Stmt s(db, "SELECT count(*) FROM sqlite_schema");
+            s.step();
+        });
     } catch (const Error&) {
         // A project in WAL mode inside a read-only folder: a reader cannot make the -shm file it
         // needs. Without a -wal file beside it, nothing can be writing to the project there, and
@@ -333,7 +405,8 @@ std::unique_ptr<Project> Project::open(const std::string& path, const OpenOption
                         ") is not one this Carbon Studio knows (1 to " + std::to_string(detail::newest_schema_version()) +
                         "); nothing was written to it");
         id.version = version;
-        const std::string diff = detail::schema_difference(detail::read_schema_objects(db), version);
+        const std::string diff = detail::schema_difference(
+            within_schema_time(db, path, o.schema_read_limit_s, [&] { return detail::read_schema_objects(db); }), version);
         if (!diff.empty())
             throw Error(path + ": not a project this version can trust: " + diff +
                         " (a project holds only the tables and indexes Carbon Studio makes); nothing was written to it");

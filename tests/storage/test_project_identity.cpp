@@ -162,15 +162,67 @@ TEST(a_tampered_project_is_refused_before_anything_runs) {
         {"negative", "PRAGMA user_version = -1;", {"user_version -1", "1 to "}},
         {"future", "PRAGMA user_version = 99;", {"schema version 99 is newer"}},
         {"lying", "PRAGMA user_version = 3;", {"a project of schema 3"}},
+        // Past the limits each connection sets for an untrusted file (project_open.cpp).
+        {"wide", nullptr, {"not a project this version can trust", "too many columns on wide"}},
+        {"long", nullptr, {"not a project this version can trust", "string or blob too big"}},
     };
     for (const auto& c : cases) {
         const std::string path = temp_path(std::string("tampered-") + c.name + ".carbon");
         { std::ofstream(path, std::ios::binary) << bytes; }
-        sql(path, c.sql);
+        std::string text = c.sql ? c.sql : "";
+        if (std::string(c.name) == "wide") {
+            text = "CREATE TABLE wide(c0";
+            for (int i = 1; i < 150; ++i) text += ", c" + std::to_string(i);
+            text += ");";
+        } else if (std::string(c.name) == "long") {
+            text = "CREATE TABLE long(x DEFAULT '" + std::string(200'000, 'A') + "');";
+        }
+        sql(path, text);
         check_refused_untouched(path, c.parts);
     }
     // The untampered copy opens.
     CHECK(Project::open(base)->list_sequences().size() == 1);
+}
+
+TEST(every_connection_has_the_untrusted_file_limits) {
+    auto p = Project::open(temp_path("limits.carbon"));
+    sqlite3* db = p->handle();
+    CHECK_EQ(sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, -1), 1);
+    CHECK_EQ(sqlite3_limit(db, SQLITE_LIMIT_COLUMN, -1), 100);
+    CHECK_EQ(sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, -1), 100000);
+    CHECK_EQ(sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, -1), 100000);
+    CHECK_EQ(sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, -1), 1);
+    CHECK(sqlite3_exec(db, "ATTACH ':memory:' AS one", nullptr, nullptr, nullptr) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "ATTACH ':memory:' AS two", nullptr, nullptr, nullptr) != SQLITE_OK);
+    sqlite3_exec(db, "DETACH one", nullptr, nullptr, nullptr);
+}
+
+TEST(a_file_whose_schema_takes_too_long_to_read_is_refused_untouched) {
+    const std::string path = temp_path("slow-schema.carbon");
+    { Project::open(path); }
+    std::string many = "PRAGMA journal_mode = DELETE; BEGIN;";
+    for (int i = 0; i < 4000; ++i) many += "CREATE TABLE t" + std::to_string(i) + "(a, b, c);";
+    sql(path, many + "COMMIT;");
+    const std::string before = file_bytes(path);
+    for (const bool read_only : {false, true}) {
+        OpenOptions o;
+        o.read_only = read_only;
+        o.schema_read_limit_s = 0;  // the first progress tick is past it: deterministic
+        bool threw = false;
+        try {
+            Project::open(path, o);
+        } catch (const carbon::Error& e) {
+            threw = true;
+            const std::string msg = e.what();
+            std::printf("  %s\n", msg.c_str());
+            CHECK(msg.find("reading its schema took longer than 0 s") != std::string::npos);
+            CHECK(msg.find("nothing was written") != std::string::npos);
+        }
+        CHECK(threw);
+    }
+    CHECK(file_bytes(path) == before);
+    // Within the default limit the same file is refused for what it holds.
+    check_refused_untouched(path, {"a table 't"});
 }
 
 TEST(an_earlier_projects_tables_plus_one_of_its_own_are_refused) {

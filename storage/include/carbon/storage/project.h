@@ -157,6 +157,9 @@ struct OpenOptions {
     // Called while waiting for another program's write: seconds waited and the limit; first after
     // one second, then every five.
     std::function<void(double waited_s, double limit_s)> on_wait = nullptr;
+    // Reading the file's header and schema, before it is trusted, takes at most this long; a
+    // file that takes longer is refused (a project's schema is read in milliseconds).
+    double schema_read_limit_s = 10.0;
 };
 
 class Transaction;
