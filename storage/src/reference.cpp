@@ -13,8 +13,8 @@
 
 #include "carbon/support/common.h"
 #include "carbon/support/input_file.h"
-#include "carbon/support/user_dirs.h"
 #include "fasta_index.h"
+#include "index_cache.h"
 
 namespace carbon::storage {
 
@@ -47,20 +47,6 @@ Compression sniff(const std::string& path, size_t size) {
     return Compression::Plain;
 }
 
-bool current(const fs::path& index, const fs::path& fasta) {
-    std::error_code ec;
-    if (!fs::is_regular_file(index, ec)) return false;
-    const auto ti = fs::last_write_time(index, ec);
-    if (ec) return false;
-    return ti >= fs::last_write_time(fasta, ec) && !ec;
-}
-
-uint64_t fnv1a(const std::string& s) {
-    uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return h;
-}
-
 // Builds the index into a folder of its own under index_dir, named after the FASTA as it is now,
 // through temporary names so a concurrent reader never sees half an index.
 void build_index(const std::string& path, bool bgzip, const fs::path& dir, const fs::path& fai,
@@ -68,8 +54,7 @@ void build_index(const std::string& path, bool bgzip, const fs::path& dir, const
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) throw Error(dir.string() + ": cannot create the folder for the reference's index: " + ec.message());
-    const std::string tag = ".partial." + std::to_string(::getpid());
-    const std::string tmp_fai = fai.string() + tag, tmp_gzi = gzi.string() + tag;
+    const std::string tmp_fai = partial_name(fai), tmp_gzi = partial_name(gzi);
     const int rc = fai_build3(path.c_str(), tmp_fai.c_str(), bgzip ? tmp_gzi.c_str() : nullptr);
     if (rc != 0) {
         fs::remove(tmp_fai, ec);
@@ -97,11 +82,7 @@ std::optional<std::string> load_checked(const std::string& path, bool bgzip, con
 
 }  // namespace
 
-std::string ReferenceGenome::default_index_dir() {
-    fs::path base = user_cache_dir();
-    if (base.empty()) base = fs::temp_directory_path();
-    return (base / "carbon-studio" / "faidx").string();
-}
+std::string ReferenceGenome::default_index_dir() { return default_index_cache("faidx"); }
 
 std::unique_ptr<ReferenceGenome> ReferenceGenome::open(const std::string& path, const std::string& index_dir) {
     size_t size = 0;
@@ -120,19 +101,14 @@ std::unique_ptr<ReferenceGenome> ReferenceGenome::open(const std::string& path, 
     // The FASTA's own index when it is current and describes the file as it is; otherwise one built
     // into index_dir (never beside the user's file), checked the same way.
     const fs::path own_fai = path + ".fai", own_gzi = path + ".gzi";
-    if (current(own_fai, path) && (!bgzip || current(own_gzi, path))) {
+    if (index_is_current(own_fai, path) && (!bgzip || index_is_current(own_gzi, path))) {
         const auto why = load_checked(path, bgzip, own_fai, own_gzi, x.entries, x.raw);
         if (!why) return finish(std::move(g));
         g->index_note_ = own_fai.string() + " does not describe " + path + " as it is now (" + *why +
                          "); using an index built from the FASTA instead";
     }
     std::error_code ec;
-    const auto canonical = fs::weakly_canonical(path, ec).string();
-    const auto time = fs::last_write_time(path, ec).time_since_epoch().count();
-    char key[17];
-    std::snprintf(key, sizeof key, "%016llx",
-                  static_cast<unsigned long long>(fnv1a(canonical + "|" + std::to_string(size) + "|" + std::to_string(time))));
-    const fs::path dir = fs::path(index_dir) / key;
+    const fs::path dir = index_folder(index_dir, path);
     const fs::path fai = dir / "index.fai", gzi = dir / "index.gzi";
     if (fs::is_regular_file(fai, ec) && (!bgzip || fs::is_regular_file(gzi, ec)) &&
         !load_checked(path, bgzip, fai, gzi, x.entries, x.raw))
