@@ -237,6 +237,7 @@ int cmd_vep(const std::vector<std::string>& argv) {
 
     // Inputs first (a wrong path is refused before the model loads).
     storage::VcfReader vcf(settings.vcf, settings.regions);
+    if (!vcf.index_note().empty()) std::fprintf(stderr, "note: %s\n", vcf.index_note().c_str());
     const auto genome = open_reference(settings.reference);
     auto m = load_model_from_args(a);
     VepScorer scorer(settings, *m, *genome);

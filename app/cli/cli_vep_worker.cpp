@@ -74,7 +74,9 @@ std::string region_text(const std::string& contig, int64_t from1, int64_t to1) {
 
 int vep_list_shards(const Args& a, const VepSettings& s) {
     const int64_t shard_bp = a.integer("shard-bp", 2000000, 100, int64_t(1) << 40);
-    const std::vector<std::string> contigs = storage::VcfReader::indexed_contigs(s.vcf);
+    std::string index_note;
+    const std::vector<std::string> contigs = storage::VcfReader::indexed_contigs(s.vcf, &index_note);
+    if (!index_note.empty()) std::fprintf(stderr, "note: %s\n", index_note.c_str());
     const auto genome = open_reference(s.reference);
     runs::check_vep_regions(s.regions, *genome);
     Json shards = Json::array();

@@ -392,6 +392,9 @@ def cmd_vep(argv):
                              capture_output=True, text=True)
     if listing.returncode != 0:
         raise Refusal(listing.stderr.strip().replace("carbon-cli vep: error: ", ""))
+    for line in listing.stderr.splitlines():  # what the plan was made with (an index not used, and why)
+        if line.startswith("note: "):
+            print(f"carbon-cluster: {line}", file=sys.stderr)
     try:
         plan = json.loads(listing.stdout)
     except ValueError:

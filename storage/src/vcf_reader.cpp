@@ -1,7 +1,8 @@
 // The VCF/BCF reader (see carbon/storage/vcf.h). Text: bytes through FileSource/MemorySource
 // (plain, gzip or bgzip, hardened against binary and endless lines), lines through LineReader,
 // the column checks that name what is wrong, then htslib's vcf_parse. BCF: htslib's bcf_read.
-// Regions: htslib's tabix (.tbi/.csi) or CSI iterators when the index is current.
+// Regions: htslib's tabix (.tbi/.csi) or CSI iterators through an index checked against the
+// file (vcf_index.h).
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
 #include <htslib/tbx.h>
@@ -14,6 +15,8 @@
 #include "carbon/storage/vcf.h"
 #include "carbon/support/common.h"
 #include "gzip_reader.h"
+#include "hts_ptr.h"
+#include "vcf_index.h"
 
 namespace carbon::storage {
 
@@ -41,54 +44,10 @@ bool regular_file(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// An index beside `path` (or the one htslib names) no older than the file, else none.
-bool index_is_current(const std::string& path) {
-    struct stat data {};
-    if (::stat(path.c_str(), &data) != 0) return false;
-    for (const char* ext : {".tbi", ".csi"}) {
-        struct stat idx {};
-        if (::stat((path + ext).c_str(), &idx) == 0 && idx.st_mtime >= data.st_mtime) return true;
-    }
-    return false;
-}
-
-struct HtsFree {
-    void operator()(htsFile* f) const { hts_close(f); }
-    void operator()(bcf_hdr_t* h) const { bcf_hdr_destroy(h); }
-    void operator()(bcf1_t* r) const { bcf_destroy(r); }
-    void operator()(tbx_t* t) const { tbx_destroy(t); }
-    void operator()(hts_idx_t* i) const { hts_idx_destroy(i); }
-    void operator()(hts_itr_t* i) const { hts_itr_destroy(i); }
-};
-template <class T>
-using HtsPtr = std::unique_ptr<T, HtsFree>;
-
-// The names of an index's contigs in the order their records come in the file (by the first
-// offset the index holds for each).
-template <class Query>
-std::vector<std::string> in_file_order(const char** names, int n, Query query) {
-    std::vector<std::pair<uint64_t, std::string>> order;
-    for (int tid = 0; tid < n; ++tid) {
-        HtsPtr<hts_itr_t> itr(query(names[tid]));
-        if (itr && itr->n_off > 0) order.emplace_back(itr->off[0].u, names[tid]);
-    }
-    free(names);
-    std::sort(order.begin(), order.end());
-    std::vector<std::string> out;
-    for (auto& [off, name] : order) out.push_back(std::move(name));
-    return out;
-}
-
-std::vector<std::string> tabix_contigs(tbx_t* tbx) {
-    int n = 0;
-    const char** names = tbx_seqnames(tbx, &n);
-    return in_file_order(names, n, [&](const char* name) { return tbx_itr_queryi(tbx, tbx_name2id(tbx, name), 0, HTS_POS_MAX); });
-}
-
-std::vector<std::string> csi_contigs(hts_idx_t* idx, bcf_hdr_t* hdr) {
-    int n = 0;
-    const char** names = bcf_index_seqnames(idx, hdr, &n);
-    return in_file_order(names, n, [&](const char* name) { return bcf_itr_queryi(idx, bcf_hdr_name2id(hdr, name), 0, HTS_POS_MAX); });
+// True when `path` is BGZF-compressed (bgzip or BCF), the only files an index can address.
+bool is_bgzf(const std::string& path) {
+    HtsPtr<htsFile> fp(hts_open(path.c_str(), "r"));
+    return fp && fp->format.compression == bgzf;
 }
 
 }  // namespace
@@ -164,20 +123,31 @@ struct VcfReader::Impl {
     std::unique_ptr<LineReader> lines;
     // htslib file (BCF, or index queries on bgzipped text).
     HtsPtr<htsFile> fp;
-    HtsPtr<tbx_t> tbx;
-    HtsPtr<hts_idx_t> idx;
+    std::optional<VcfIndex> index;  // checked against the file (vcf_index.h)
     HtsPtr<hts_itr_t> itr;
     size_t region = 0;  // next region to query
     const VcfRegion* current = nullptr;
 
     ~Impl() { free(ks.s); }
 
+    // Region queries through the file's index where it has one that describes it (its own, or one
+    // built into the cache with a note saying why); otherwise the file is streamed.
+    void use_index() {
+        std::vector<std::string> used;
+        for (const VcfRegion& g : regions) used.push_back(g.contig);
+        index = open_vcf_index(path, bcf, hdr.get(), used, default_vcf_index_dir());
+        if (!index) return;
+        if (!bcf) fp.reset(hts_open(path.c_str(), "r"));
+        indexed = bool(fp);
+        if (indexed) order_regions();
+    }
+
     std::string at_line() const { return path + ":" + std::to_string(lines->line_number()) + ": "; }
 
     // With the index loaded: the regions in file order (contigs in the order their records
     // come), overlaps merged, so that every record comes once and in the file's order.
     void order_regions() {
-        const std::vector<std::string> contigs = bcf ? csi_contigs(idx.get(), hdr.get()) : tabix_contigs(tbx.get());
+        const std::vector<std::string>& contigs = index->contigs;
         auto order = [&](const VcfRegion& g) { return size_t(std::find(contigs.begin(), contigs.end(), g.contig) - contigs.begin()); };
         std::stable_sort(regions.begin(), regions.end(), [&](const VcfRegion& a, const VcfRegion& b) {
             return std::make_pair(order(a), a.begin) < std::make_pair(order(b), b.begin);
@@ -307,18 +277,18 @@ struct VcfReader::Impl {
                 if (region == regions.size()) return false;
                 current = &regions[region++];
                 const int tid = bcf ? bcf_hdr_name2id(hdr.get(), current->contig.c_str())
-                                    : tbx_name2id(tbx.get(), current->contig.c_str());
+                                    : tbx_name2id(index->tbx.get(), current->contig.c_str());
                 if (tid < 0) continue;  // no records on that contig
                 const hts_pos_t end = current->end == INT64_MAX ? HTS_POS_MAX : hts_pos_t(current->end);
-                itr.reset(bcf ? bcf_itr_queryi(idx.get(), tid, current->begin, end)
-                              : tbx_itr_queryi(tbx.get(), tid, current->begin, end));
+                itr.reset(bcf ? bcf_itr_queryi(index->idx.get(), tid, current->begin, end)
+                              : tbx_itr_queryi(index->tbx.get(), tid, current->begin, end));
                 if (!itr) throw Error(path + ": htslib could not query the index for " + current->contig);
             }
             int r;
             if (bcf)
                 r = bcf_itr_next(fp.get(), itr.get(), rec.get());
             else
-                r = tbx_itr_next(fp.get(), tbx.get(), itr.get(), &ks);
+                r = tbx_itr_next(fp.get(), index->tbx.get(), itr.get(), &ks);
             if (r == -1) {
                 itr.reset();
                 continue;
@@ -350,25 +320,14 @@ VcfReader::VcfReader(const std::string& path, std::vector<VcfRegion> regions) : 
             m.fp = std::move(probe);
             m.hdr.reset(bcf_hdr_read(m.fp.get()));
             if (!m.hdr) throw Error(path + ": htslib could not read the BCF header (the file is truncated or damaged)");
-            if (!m.regions.empty() && index_is_current(path)) {
-                m.idx.reset(bcf_index_load3(path.c_str(), nullptr, HTS_IDX_SILENT_FAIL));
-                m.indexed = bool(m.idx);
-                if (m.indexed) m.order_regions();
-            }
+            if (!m.regions.empty()) m.use_index();
             return;
         }
     }
     m.src = std::make_unique<FileSource>(path);
     m.lines = std::make_unique<LineReader>(*m.src, path, "VCF", kVcfMaxLine);
     m.read_text_header();
-    if (!m.regions.empty() && regular_file(path) && index_is_current(path)) {
-        m.tbx.reset(tbx_index_load3(path.c_str(), nullptr, HTS_IDX_SILENT_FAIL));
-        if (m.tbx) {
-            m.fp.reset(hts_open(path.c_str(), "r"));
-            m.indexed = bool(m.fp);
-            if (m.indexed) m.order_regions();
-        }
-    }
+    if (!m.regions.empty() && regular_file(path) && is_bgzf(path)) m.use_index();
 }
 
 VcfReader::VcfReader(std::string_view text, const std::string& display_name) : impl_(std::make_unique<Impl>()) {
@@ -390,23 +349,27 @@ bool VcfReader::next(VcfRecord& record) {
 
 bool VcfReader::is_bcf() const { return impl_->bcf; }
 
-std::vector<std::string> VcfReader::indexed_contigs(const std::string& path) {
+std::vector<std::string> VcfReader::indexed_contigs(const std::string& path, std::string* note) {
     hts_set_log_level(HTS_LOG_OFF);
     if (!regular_file(path)) throw Error(path + ": not a regular file (a distributed run reads it through its index)");
-    if (!index_is_current(path))
-        throw Error(path + ": no current tabix or CSI index beside it: compress it with bgzip and index it (tabix -p vcf FILE.vcf.gz, "
-                           "or bcftools index FILE.bcf)");
     HtsPtr<htsFile> fp(hts_open(path.c_str(), "r"));
     if (!fp) throw Error(path + ": htslib cannot open it");
-    if (hts_get_format(fp.get())->format == bcf) {
-        HtsPtr<bcf_hdr_t> hdr(bcf_hdr_read(fp.get()));
-        HtsPtr<hts_idx_t> idx(bcf_index_load3(path.c_str(), nullptr, HTS_IDX_SILENT_FAIL));
-        if (!hdr || !idx) throw Error(path + ": htslib could not read the BCF header or its CSI index");
-        return csi_contigs(idx.get(), hdr.get());
-    }
-    HtsPtr<tbx_t> tbx(tbx_index_load3(path.c_str(), nullptr, HTS_IDX_SILENT_FAIL));
-    if (!tbx) throw Error(path + ": htslib could not read its tabix index (is the file bgzipped?)");
-    return tabix_contigs(tbx.get());
+    const bool is_bcf = hts_get_format(fp.get())->format == bcf;
+    if (fp->format.compression != bgzf)
+        throw Error(path + ": not compressed with bgzip, so it has no index (a distributed run reads each contig through one): "
+                           "bgzip it and index it (tabix -p vcf FILE.vcf.gz)");
+    HtsPtr<bcf_hdr_t> hdr(is_bcf ? bcf_hdr_read(fp.get()) : nullptr);
+    if (is_bcf && !hdr) throw Error(path + ": htslib could not read the BCF header (the file is truncated or damaged)");
+    auto index = open_vcf_index(path, is_bcf, hdr.get(), {}, default_vcf_index_dir());
+    if (!index)
+        throw Error(path + ": no tabix or CSI index beside it: index it (tabix -p vcf FILE.vcf.gz, or bcftools index FILE.bcf)");
+    if (note) *note = index->note;
+    return index->contigs;
+}
+
+const std::string& VcfReader::index_note() const {
+    static const std::string none;
+    return impl_->index ? impl_->index->note : none;
 }
 
 bool VcfReader::uses_index() const { return impl_->indexed; }

@@ -59,11 +59,15 @@ public:
     bool is_bcf() const;
     // True when the regions are read through the file's index (else by streaming past the rest).
     bool uses_index() const;
+    // Why the file's own index was not used (older than the file, or not describing it) and one
+    // built into the cache folder was; empty when its own was, or none.
+    const std::string& index_note() const;
 
     // The contigs a bgzipped VCF or a BCF has records on, in the order the records come in the
-    // file, from its current tabix/CSI index (the shards of a distributed run concatenate in this
-    // order to the file's order). Error naming the file when it has no current index.
-    static std::vector<std::string> indexed_contigs(const std::string& path);
+    // file, from its tabix/CSI index checked against the file (the shards of a distributed run
+    // concatenate in this order to the file's order); `note` as index_note(). Error naming the
+    // file when it has no index beside it.
+    static std::vector<std::string> indexed_contigs(const std::string& path, std::string* note = nullptr);
 
     struct Impl;
 
