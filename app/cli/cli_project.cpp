@@ -231,8 +231,8 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
     else if (format == "bedgraph") st::export_track_bedgraph(*p, out, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
     else if (format == "wig") st::export_track_wig(*p, out, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
     else if (format == "genbank") {
-        if (auto s = chosen_sequence(*p, a)) st::export_genbank_sequence(*p, out, s->id);
-        else if (a.get("design")) st::export_genbank(*p, out, design_id());
+        if (auto s = chosen_sequence(*p, a)) notes = st::export_genbank_sequence(*p, out, s->id);
+        else if (a.get("design")) notes = st::export_genbank(*p, out, design_id());
         else throw Error("--format genbank needs --design ID or --sequence NAME / --sequence-id ID");
     }
     else if (format == "vcf-results") {

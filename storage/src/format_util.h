@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "carbon/storage/project.h"
+#include "carbon/support/visible_text.h"
 
 namespace carbon::storage {
 
@@ -32,18 +34,29 @@ struct RecordLimit {
 };
 RecordLimit record_base_limit(Project& project);
 
-// "LOCUS ..." with its line break: `name` with blanks as '_' (`fallback` when empty; names past
-// the strict 16 columns are still read by Biopython and SnapGene, separated by blanks), the
-// length, linear DNA, the division and the date of `iso_time` (ISO 8601; now when it has none).
-// The LOCUS line: the name (blanks and control characters as '_', whole however long; `fallback` when empty), the length, the molecule
-// (DNA unless given), the topology (linear unless given), the division and the date: `date` as
-// written (DD-MMM-YYYY) when given, else that of `iso_time`.
-inline std::string genbank_locus_line(const std::string& name, const std::string& fallback, size_t length,
-                                      const char* division, const std::string& iso_time, const std::string& date_as_written = {},
-                                      const std::string& molecule = {}, const std::string& topology = {}) {
+// The name a LOCUS line holds for `name`: blanks and control characters as '_' (a LOCUS name is one
+// word), `fallback` when empty, whole however long (names past the strict 16 columns are still read
+// by Biopython and SnapGene, separated by blanks). `notes` gets what changed, naming `what`.
+inline std::string genbank_locus_name(const std::string& name, const std::string& fallback, const std::string& what,
+                                      std::vector<std::string>& notes) {
     std::string locus;
     for (char c : name) locus += static_cast<unsigned char>(c) <= 0x20 || c == 0x7f ? '_' : c;
-    if (locus.empty()) locus = fallback;
+    if (locus.empty()) {
+        notes.push_back(what + " has no name; its LOCUS name is '" + fallback + "'");
+        return fallback;
+    }
+    if (locus != name)
+        notes.push_back(what + " '" + visible_text(name, 80) + "': a LOCUS name is one word, so it was written '" + visible_text(locus, 80) +
+                        "' (blanks and control characters as '_'); imported again, it has that name");
+    return locus;
+}
+
+// The LOCUS line, with its line break: `locus` (from genbank_locus_name), the length, the molecule
+// (DNA unless given), the topology (linear unless given), the division and the date: `date` as
+// written (DD-MMM-YYYY) when given, else that of `iso_time` (now when it has none).
+inline std::string genbank_locus_line(std::string locus, size_t length,
+                                      const char* division, const std::string& iso_time, const std::string& date_as_written = {},
+                                      const std::string& molecule = {}, const std::string& topology = {}) {
     static const char* const kMonths[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
     const std::string when = iso_time.size() >= 10 ? iso_time : utc_now_iso8601();
     const int month = std::atoi(when.substr(5, 2).c_str());

@@ -159,7 +159,7 @@ bool writes_unquoted(const std::string& name, const std::string& value) {
 
 }  // namespace
 
-void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequence_id) {
+std::vector<std::string> export_genbank_sequence(Project& project, std::ostream& out, int64_t sequence_id) {
     const auto s = project.sequence(sequence_id);
     if (!s) throw Error(project.path() + ": no sequence with id " + std::to_string(sequence_id));
     const std::vector<FeatureRecord> features = project.features_of_sequence(sequence_id);
@@ -168,8 +168,10 @@ void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequen
     // source and organism), "." where it had none; a sequence typed, or edited since its import
     // (update_sequence drops the entry's date), is dated by its last change.
     const EntryHeader& h = s->header;
-    out << genbank_locus_line(s->name, "sequence_" + std::to_string(s->id), s->bases.size(), h.division.empty() ? "UNA" : h.division.c_str(),
-                              s->modified, h.date, h.molecule, h.topology)
+    std::vector<std::string> notes;
+    const std::string locus = genbank_locus_name(s->name, "sequence_" + std::to_string(s->id), "sequence " + std::to_string(s->id), notes);
+    out << genbank_locus_line(locus, s->bases.size(), h.division.empty() ? "UNA" : h.division.c_str(), s->modified, h.date, h.molecule,
+                              h.topology)
         << "DEFINITION  ";
     write_wrapped(out, s->description.empty() ? std::string(".") : s->description, ' ');
     write_header_field(out, "ACCESSION", h.accession.empty() ? "." : h.accession);
@@ -204,6 +206,7 @@ void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequen
     }
     write_genbank_origin(out, s->bases);
     if (!out) throw Error("cannot write the GenBank export (disk full?)");
+    return notes;
 }
 
 }  // namespace carbon::storage

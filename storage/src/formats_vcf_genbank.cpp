@@ -54,34 +54,53 @@ void export_variants_tsv(Project& project, std::ostream& out, int64_t sequence_i
     if (!out) throw Error("cannot write the variants export (disk full?)");
 }
 
-void export_genbank(Project& project, std::ostream& out, int64_t design_id) {
+std::vector<std::string> export_genbank(Project& project, std::ostream& out, int64_t design_id) {
     const auto d = project.design(design_id);
     if (!d) throw Error(project.path() + ": no design with id " + std::to_string(design_id));
-    out << genbank_locus_line(d->name, "design_" + std::to_string(d->id), d->bases.size(), "SYN", d->created);
+    const std::string what = "design " + std::to_string(d->id);
+    // Everything a stored text puts on a line is checked first: nothing is written for a design
+    // the export would have to refuse half-way.
+    const auto regions = project.regions_of_design(design_id);
+    for (const Region& r : regions)
+        if (r.start < 0 || r.end > int64_t(d->bases.size()) || r.end < r.start)
+            throw Error(project.path() + ": " + what + ": its region " + std::to_string(r.start + 1) + ".." + std::to_string(r.end) +
+                        " does not fit its " + std::to_string(d->bases.size()) + " bases (the project was changed elsewhere); nothing was exported");
+    std::vector<std::string> notes;
+    // One line each: control characters written as escapes (\n, \x1b), said in the notes.
+    auto one_line = [&](const std::string& field, const std::string& text) {
+        const std::string v = visible_text(text);
+        if (v != text)
+            notes.push_back(what + ": its " + field + " holds control characters or bytes that are not UTF-8, written as escapes ('" +
+                            visible_text(text, 60) + "')");
+        return v;
+    };
+    out << genbank_locus_line(genbank_locus_name(d->name, "design_" + std::to_string(d->id), what, notes), d->bases.size(), "SYN", d->created);
     const auto run = project.run(d->run_id);
-    out << "DEFINITION  Carbon Studio design " << d->name << " (run " << d->run_id << ", rank " << d->rank << ", design_logp "
-        << num(d->design_logp) << ", ranking_logp " << num(d->ranking_logp) << ").\n";
+    out << "DEFINITION  Carbon Studio design " << one_line("name", d->name) << " (run " << d->run_id << ", rank " << d->rank
+        << ", design_logp " << num(d->design_logp) << ", ranking_logp " << num(d->ranking_logp) << ").\n";
     out << "ACCESSION   .\nVERSION     .\nKEYWORDS    .\nSOURCE      synthetic DNA construct\n"
         << "  ORGANISM  synthetic DNA construct\n            other sequences; artificial sequences.\n";
-    if (run) out << "COMMENT     model " << (run->model_path.empty() ? "?" : run->model_path) << "; seed " << run->seed << ".\n";
+    if (run) out << "COMMENT     model " << (run->model_path.empty() ? "?" : one_line("run's model path", run->model_path)) << "; seed " << run->seed << ".\n";
     out << "FEATURES             Location/Qualifiers\n";
     out << "     source          1.." << d->bases.size() << "\n                     /mol_type=\"other DNA\"\n"
         << "                     /organism=\"synthetic DNA construct\"\n";
-    for (const Region& r : project.regions_of_design(design_id)) {
+    for (const Region& r : regions) {
         if (r.end <= r.start) continue;  // GenBank has no empty features
         const std::string loc = r.end - r.start == 1 ? std::to_string(r.start + 1) : std::to_string(r.start + 1) + ".." + std::to_string(r.end);
         out << "     misc_feature    " << loc << "\n";
         std::string note = region_kind_name(r.kind);
         if (r.kind == RegionKind::Design) note = "design region";
         if (r.kind == RegionKind::Pinned) note = "pinned motif";
-        if (!r.label.empty()) note += ": " + r.label;
+        if (!r.label.empty()) note += ": " + one_line("region label", r.label);
         for (char& c : note)
             if (c == '"') c = '\'';
         out << "                     /note=\"" << note << "\"\n";
-        if (!r.template_iupac.empty()) out << "                     /label=\"" << r.template_iupac.substr(0, 60) << "\"\n";
+        if (!r.template_iupac.empty())
+            out << "                     /label=\"" << one_line("region template", r.template_iupac.substr(0, 60)) << "\"\n";
     }
     write_genbank_origin(out, d->bases);
     if (!out) throw Error("cannot write the GenBank export (disk full?)");
+    return notes;
 }
 
 }  // namespace carbon::storage

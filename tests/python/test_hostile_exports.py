@@ -137,6 +137,45 @@ def main():
         con.close()
         c.check(row[0] == "a_very_long_feature_key_of_40_characters", f"the long key came back as {row[0]!r}")
         c.check(json.loads(row[1]) == [["codon_start", "1 /note"], ["note", 'say "hi"']], f"the qualifiers came back as {row[1]}")
+
+    # GenBank of a design whose name holds a tab and a line break (set above): one record, the LOCUS
+    # name one word, the DEFINITION escaped, both said; a region label with a line break escaped.
+    con = sqlite3.connect(proj)
+    design = con.execute("SELECT min(id) FROM designs").fetchone()[0]
+    length = con.execute("SELECT length(bases) FROM designs WHERE id = ?", (design,)).fetchone()[0]
+    con.execute("INSERT INTO regions(design_id, kind, start, \"end\", label) VALUES(?, 'annotation', 0, 3, 'a' || char(10) || 'ORIGIN')",
+                (design,))
+    con.commit()
+    con.close()
+    out = os.path.join(W, "design.gb")
+    p = cli("project", "export", proj, "--format", "genbank", "--design", str(design), "--out", out)
+    c.check(p.returncode == 0, f"design genbank export: {p.stderr[-300:]}")
+    text = open(out).read() if os.path.exists(out) else ""
+    c.check(text.startswith("LOCUS       tab_bed_x ") and text.count("\nORIGIN") == 1 and text.count("//") == 1,
+            f"design genbank export: not one record with a one-word LOCUS name: {text[:200]!r}")
+    c.check("Carbon Studio design tab\\tbed\\nx (run" in text and 'a\\nORIGIN"' in text, "design genbank export: the name or label not escaped")
+    c.check("LOCUS name is one word, so it was written 'tab_bed_x'" in p.stderr and "region label holds control characters" in p.stderr,
+            f"design genbank export: the changes not said: {p.stderr[-400:]}")
+    # A region that no longer fits the design: refused, nothing written.
+    con = sqlite3.connect(proj)
+    con.execute("UPDATE regions SET \"end\" = ? WHERE design_id = ?", (length + 5, design))
+    con.commit()
+    con.close()
+    os.remove(out)
+    p = cli("project", "export", proj, "--format", "genbank", "--design", str(design), "--out", out)
+    c.check(p.returncode not in (0, None) and f"does not fit its {length} bases" in p.stderr and not os.path.exists(out),
+            f"design genbank export of a region past the design: {p.returncode} {p.stderr[-300:]}")
+
+    # GenBank of a sequence whose name has blanks: written with '_' in its LOCUS name, and said so.
+    con = sqlite3.connect(proj)
+    con.execute("UPDATE sequences SET name = 'my promoter v2' WHERE id = ?", (gb,))
+    con.commit()
+    con.close()
+    out = os.path.join(W, "blanks.gb")
+    p = cli("project", "export", proj, "--format", "genbank", "--sequence-id", str(gb), "--out", out)
+    c.check(p.returncode == 0 and open(out).read().startswith("LOCUS       my_promoter_v2 "), f"genbank export of a name with blanks: {p.stderr[-300:]}")
+    c.check("'my promoter v2': a LOCUS name is one word, so it was written 'my_promoter_v2'" in p.stderr,
+            f"genbank export of a name with blanks: the change not said: {p.stderr[-300:]}")
     return c.done()
 
 

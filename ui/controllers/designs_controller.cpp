@@ -36,7 +36,12 @@ DesignsController::DesignsController(ProjectController* project, WindowServices*
     connect(view_, &DesignsView::exportSelection, this, [this] { exportDesignsInteractive(ExportFormat::DesignsFasta); });
     connect(view_, &DesignsView::overlaySelection, this, &DesignsController::overlaySelectedDesigns);
     connect(store_->worker(), &ProjectStore::designTracks, this, &DesignsController::onDesignTracks);
-    connect(store_->worker(), &ProjectStore::exported, this, [this](const QString& path) { services_->report(tr("Exported %1").arg(path), 8000); });
+    connect(store_->worker(), &ProjectStore::exported, this, [this](const QString& path, const QStringList& notes) {
+        for (const QString& n : notes) services_->note(tr("Export: %1").arg(n));
+        services_->report(notes.isEmpty() ? tr("Exported %1").arg(path)
+                                          : tr("Exported %1; %n change(s) to fit the format are listed in the Run Log", nullptr, int(notes.size())).arg(path),
+                          notes.isEmpty() ? 8000 : 15000);
+    });
 }
 
 void DesignsController::showProjectDesigns(const ProjectSnapshot& snap) {

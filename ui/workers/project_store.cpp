@@ -328,12 +328,13 @@ void ProjectStore::exportFile(const ExportRequest& request) {
             if (ids.empty()) throw Error("select a design to export first");
             return ids.front();
         };
+        std::vector<std::string> notes;  // what the export had to change to stay in its format
         writeAtomically(request.path, [&](std::ostream& out) {
             switch (request.format) {
-                case ExportFormat::DesignsFasta: st::export_designs_fasta(*project_, out, ids, 60); break;
+                case ExportFormat::DesignsFasta: notes = st::export_designs_fasta(*project_, out, ids, 60); break;
                 case ExportFormat::DesignsTsv: st::export_designs_table(*project_, out, ids, '\t'); break;
                 case ExportFormat::DesignsCsv: st::export_designs_table(*project_, out, ids, ','); break;
-                case ExportFormat::GenBank: st::export_genbank(*project_, out, firstDesign()); break;
+                case ExportFormat::GenBank: notes = st::export_genbank(*project_, out, firstDesign()); break;
                 case ExportFormat::BedGraph:
                 case ExportFormat::Wig: {
                     st::TrackOwner owner;
@@ -345,10 +346,12 @@ void ProjectStore::exportFile(const ExportRequest& request) {
                         st::export_track_wig(*project_, out, owner, request.trackKind.toStdString());
                     break;
                 }
-                case ExportFormat::SequencesFasta: st::export_sequences_fasta(*project_, out, 60); break;
+                case ExportFormat::SequencesFasta: notes = st::export_sequences_fasta(*project_, out, 60); break;
             }
         });
-        emit exported(request.path);
+        QStringList said;
+        for (const std::string& n : notes) said << QString::fromStdString(n);
+        emit exported(request.path, said);
     } catch (const std::exception& e) {
         emit failed(tr("Export"), QString::fromUtf8(e.what()));
     }

@@ -71,7 +71,7 @@ signals:
     void variantsListed(qint64 sequenceId, const QList<carbon::storage::VariantRecord>& variants);
     void variantsCounted(qint64 variants);  // every variant row of the project, after an import
     void runStored(quint64 number, const carbon::storage::Run& run, const QList<carbon::storage::DesignRecord>& designs);
-    void exported(const QString& path);
+    void exported(const QString& path, const QStringList& notes);  // notes: what the format made it change
     void vepSequencesReady(quint64 token, const carbon::ui::VepRunRequest& request);
     void vepRunStored(quint64 token, const carbon::storage::Run& run, qint64 rows);
     void vepRunLoaded(quint64 token, const carbon::ui::VepResult& result);

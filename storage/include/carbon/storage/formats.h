@@ -62,8 +62,10 @@ VcfImportResult import_vcf(Project& project, const std::string& path, const std:
 void export_variants_tsv(Project& project, std::ostream& out, int64_t sequence_id);
 
 // A design as a GenBank flat file; its regions become features (design region -> misc_feature,
-// pinned motif -> misc_feature /note="pinned", annotation -> misc_feature /note=label).
-void export_genbank(Project& project, std::ostream& out, int64_t design_id);
+// pinned motif -> misc_feature /note="pinned", annotation -> misc_feature /note=label). A region
+// that does not fit the design is refused before anything is written; returns what it had to
+// change (a LOCUS name with blanks, control characters written as escapes).
+std::vector<std::string> export_genbank(Project& project, std::ostream& out, int64_t design_id);
 
 struct FlatImportResult {
     std::vector<int64_t> sequence_ids;
@@ -79,7 +81,7 @@ FlatImportResult import_flat_file(Project& project, const std::string& path);
 
 // A stored sequence as a GenBank flat file with its features (locations and qualifiers as
 // stored, long ones wrapped as GenBank does), which import_flat_file reads back to the same
-// sequence and features.
-void export_genbank_sequence(Project& project, std::ostream& out, int64_t sequence_id);
+// sequence and features. Returns what it had to change (a LOCUS name with blanks, or none).
+std::vector<std::string> export_genbank_sequence(Project& project, std::ostream& out, int64_t sequence_id);
 
 }  // namespace carbon::storage
