@@ -14,6 +14,7 @@
 
 #include "carbon/storage/vcf.h"
 #include "carbon/support/common.h"
+#include "carbon/support/visible_text.h"
 #include "gzip_reader.h"
 #include "hts_ptr.h"
 #include "vcf_index.h"
@@ -235,17 +236,26 @@ struct VcfReader::Impl {
         return true;
     }
 
-    // The htslib record into `out`.
+    // The htslib record into `out`, checked as a text line is (a BCF's records come from htslib's
+    // decoder, which leaves these to its callers).
     void take(const std::string& where, VcfRecord& out) {
         if (bcf_unpack(rec.get(), BCF_UN_STR) != 0) throw Error(where + "htslib could not unpack the record");
+        if (rec->rid < 0 || rec->rid >= hdr->n[BCF_DT_CTG])
+            throw Error(where + "its contig number " + std::to_string(rec->rid) + " is not one of the header's " +
+                        std::to_string(hdr->n[BCF_DT_CTG]) + " contigs");
+        if (rec->pos < 0 || rec->pos >= kVcfMaxPos)
+            throw Error(where + "POS " + std::to_string(int64_t(rec->pos) + 1) + " is outside 1 to 2^31-1 = 2147483647");
         const char* name = bcf_seqname(hdr.get(), rec.get());
         out.chrom = name ? name : "";
+        if (out.chrom.empty()) throw Error(where + "CHROM is empty");
         out.pos = rec->pos;
         out.id = (rec->d.id && std::string_view(rec->d.id) != ".") ? rec->d.id : "";
         out.ref = rec->n_allele > 0 ? upper(rec->d.allele[0]) : "";
         out.alts.clear();
         for (unsigned i = 1; i < rec->n_allele; ++i)
             if (std::string_view(rec->d.allele[i]) != ".") out.alts.emplace_back(rec->d.allele[i]);
+        if (out.ref.empty() || out.ref.find_first_not_of("ACGTN") != std::string::npos)
+            throw Error(where + "REF '" + visible_text(out.ref, 40) + "' is not a sequence of bases A, C, G, T, N");
         out.where = where.substr(0, where.size() - 2);  // without ": "
     }
 
