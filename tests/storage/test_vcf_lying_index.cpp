@@ -22,6 +22,7 @@
 #include "carbon/storage/vcf.h"
 #include "carbon/support/common.h"
 #include "check.h"
+#include "hts_files.h"
 #include "storage_test_util.h"
 
 using namespace carbon::storage;
@@ -62,23 +63,8 @@ std::vector<Rec> records(int from, int step, bool with_chr2 = true, int last_unt
 
 void write_file(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
 
-// `text` bgzipped to `path` (plain: as is); a BCF when `bcf`.
-void write_vcf(const fs::path& path, const std::string& text, bool bcf) {
-    const fs::path plain = path.string() + ".plain.vcf";
-    write_file(plain, text);
-    htsFile* in = hts_open(plain.c_str(), "r");
-    bcf_hdr_t* hdr = bcf_hdr_read(in);
-    htsFile* out = hts_open(path.c_str(), bcf ? "wb" : "wz");
-    CHECK(in && hdr && out);
-    CHECK_EQ(bcf_hdr_write(out, hdr), 0);
-    bcf1_t* rec = bcf_init();
-    while (bcf_read(in, hdr, rec) == 0) CHECK_EQ(bcf_write(out, hdr, rec), 0);
-    bcf_destroy(rec);
-    bcf_hdr_destroy(hdr);
-    hts_close(in);
-    hts_close(out);
-    fs::remove(plain);
-}
+// `text` bgzipped to `path`, or a BCF when `bcf`.
+void write_vcf(const fs::path& path, const std::string& text, bool bcf) { CHECK(storage_test::write_vcf_as(text, path.string(), bcf ? "wb" : "wz")); }
 
 // The file's own true index beside it (text: .tbi; BCF: .csi); its bytes.
 std::string true_index_of(const fs::path& path, bool bcf) {

@@ -1,17 +1,15 @@
 // VcfReader over text: records through htslib's parser (multi-allelic, '.' ALT, IDs, symbolic
 // alleles and breakends kept as written, samples ignored), blank lines, regions by POS while
 // streaming, the region-list parser's refusals, and a BCF record checked as a text line is.
-#include <htslib/hts.h>
-#include <htslib/vcf.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include "carbon/storage/vcf.h"
 #include "carbon/support/common.h"
 #include "check.h"
+#include "hts_files.h"
 
 using namespace carbon;
 using namespace carbon::storage;
@@ -115,19 +113,11 @@ TEST(an_empty_chrom_is_refused_with_its_line) {
 TEST(a_bcf_record_is_checked_as_a_text_line_is) {
     const auto dir = std::filesystem::temp_directory_path() / ("carbon-vcf-reader-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    const std::string plain = (dir / "in.vcf").string(), bcf = (dir / "bad.bcf").string();
-    std::ofstream(plain) << "##fileformat=VCFv4.2\n##contig=<ID=chr1>\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n"
-                            "chr1\t5\t.\tA\tC\t.\t.\t.\nchr1\t9\t.\tXYZ\tA\t.\t.\t.\n";
-    htsFile* in = hts_open(plain.c_str(), "r");
-    bcf_hdr_t* hdr = bcf_hdr_read(in);
-    htsFile* out = hts_open(bcf.c_str(), "wb");
-    CHECK(in && hdr && out && bcf_hdr_write(out, hdr) == 0);
-    bcf1_t* rec = bcf_init();
-    while (bcf_read(in, hdr, rec) == 0) CHECK_EQ(bcf_write(out, hdr, rec), 0);  // htslib takes REF XYZ as written
-    bcf_destroy(rec);
-    bcf_hdr_destroy(hdr);
-    hts_close(in);
-    hts_close(out);
+    const std::string bcf = (dir / "bad.bcf").string();
+    // htslib takes REF XYZ as written.
+    CHECK(storage_test::write_vcf_as("##fileformat=VCFv4.2\n##contig=<ID=chr1>\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n"
+                                     "chr1\t5\t.\tA\tC\t.\t.\t.\nchr1\t9\t.\tXYZ\tA\t.\t.\t.\n",
+                                     bcf, "wb"));
     VcfReader r(bcf);
     CHECK(r.is_bcf());
     VcfRecord got;

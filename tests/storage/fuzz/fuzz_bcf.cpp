@@ -17,6 +17,7 @@
 
 #include "carbon/storage/vcf.h"
 #include "carbon/support/common.h"
+#include "../hts_files.h"
 #include "fuzz_target.h"
 
 namespace {
@@ -32,19 +33,8 @@ const std::string& work() {
 
 // A BCF's content (uncompressed BCF, "wu") for the VCF text `text`.
 std::string bcf_content(const std::string& text) {
-    const std::string plain = work() + "/seed.vcf", out_path = work() + "/seed.ubcf";
-    std::ofstream(plain) << text;
-    htsFile* in = hts_open(plain.c_str(), "r");
-    bcf_hdr_t* hdr = in ? bcf_hdr_read(in) : nullptr;
-    htsFile* out = hts_open(out_path.c_str(), "wbu");
-    if (!in || !hdr || !out || bcf_hdr_write(out, hdr) != 0) __builtin_trap();
-    bcf1_t* rec = bcf_init();
-    while (bcf_read(in, hdr, rec) == 0)
-        if (bcf_write(out, hdr, rec) != 0) __builtin_trap();
-    bcf_destroy(rec);
-    bcf_hdr_destroy(hdr);
-    hts_close(in);
-    hts_close(out);
+    const std::string out_path = work() + "/seed.ubcf";
+    if (!storage_test::write_vcf_as(text, out_path, "wbu")) __builtin_trap();
     std::ifstream f(out_path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }

@@ -22,6 +22,7 @@
 
 #include "carbon/storage/vcf.h"
 #include "carbon/support/common.h"
+#include "../hts_files.h"
 #include "fuzz_target.h"
 
 namespace {
@@ -62,26 +63,13 @@ const Fixture& fixture() {
         const char* d = mkdtemp(t);
         x.dir = d ? d : "/tmp";
         setenv("XDG_CACHE_HOME", (x.dir + "/cache").c_str(), 1);
-        const std::string plain = x.dir + "/data.vcf";
-        {
-            std::ofstream o(plain);
-            o << "##fileformat=VCFv4.2\n##contig=<ID=chr1>\n##contig=<ID=chr2>\n##contig=<ID=chr3>\n"
-                 "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n";
-            for (const char* c : {"chr1", "chr2", "chr3"})
-                for (int p = 5; p < 40000; p += 37) o << c << '\t' << p << "\t.\tA\tC\t.\t.\t.\n";
-        }
+        std::string text =
+            "##fileformat=VCFv4.2\n##contig=<ID=chr1>\n##contig=<ID=chr2>\n##contig=<ID=chr3>\n"
+            "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n";
+        for (const char* c : {"chr1", "chr2", "chr3"})
+            for (int p = 5; p < 40000; p += 37) text += std::string(c) + "\t" + std::to_string(p) + "\t.\tA\tC\t.\t.\t.\n";
         x.vcf = x.dir + "/data.vcf.gz";
-        htsFile* in = hts_open(plain.c_str(), "r");
-        bcf_hdr_t* hdr = in ? bcf_hdr_read(in) : nullptr;
-        htsFile* out = hts_open(x.vcf.c_str(), "wz");
-        if (!in || !hdr || !out || bcf_hdr_write(out, hdr) != 0) __builtin_trap();
-        bcf1_t* rec = bcf_init();
-        while (bcf_read(in, hdr, rec) == 0)
-            if (bcf_write(out, hdr, rec) != 0) __builtin_trap();
-        bcf_destroy(rec);
-        bcf_hdr_destroy(hdr);
-        hts_close(in);
-        hts_close(out);
+        if (!storage_test::write_vcf_as(text, x.vcf, "wz")) __builtin_trap();
         if (tbx_index_build3(x.vcf.c_str(), (x.vcf + ".tbi").c_str(), 0, 0, &tbx_conf_vcf) != 0) __builtin_trap();
         if (tbx_index_build3(x.vcf.c_str(), (x.vcf + ".csi").c_str(), 14, 0, &tbx_conf_vcf) != 0) __builtin_trap();
         x.tbi = inflated(x.vcf + ".tbi");
