@@ -14,6 +14,7 @@ int cmd_generate(const std::vector<std::string>& args);
 int cmd_score(const std::vector<std::string>& args);
 int cmd_variant(const std::vector<std::string>& args);
 int cmd_ism(const std::vector<std::string>& args);
+int cmd_predict(const std::vector<std::string>& args);  // cli_predict.cpp
 int cmd_models(const std::vector<std::string>& args);
 int cmd_motifs(const std::vector<std::string>& args);
 int cmd_vep(const std::vector<std::string>& args);  // cli_vep.cpp (needs storage/)

@@ -31,6 +31,12 @@ void Backend::forward_fns(std::span<const ForwardItem> items, std::span<const Fn
     for (size_t i = 0; i < items.size(); ++i) out[i] = fns_row_on_host(logits.row(i), logits.width, rows[i].masks);
 }
 
+void throw_no_language_model_head(const ModelConfig& config) {
+    throw Error(config.path.parent_path().string() + ": a sequence-regression checkpoint (LlamaForSequenceClassification, " +
+                std::to_string(config.labels.size()) + " output(s)): it has no language-model head, so it predicts activity "
+                "(carbon-cli predict) but does not generate designs or score likelihoods; use a Carbon language model for those");
+}
+
 void require_finite_logits(const ForwardOutput& out, std::span<const ForwardItem> items, const std::string& model) {
     for (size_t i = 0; i < items.size(); ++i) {
         for (size_t r = out.row_begin[i]; r < out.row_begin[i + 1]; ++r) {

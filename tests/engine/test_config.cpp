@@ -116,6 +116,35 @@ TEST(out_of_vocab_special_ids_mean_none) {
     CHECK(!c.bos_token_id);
 }
 
+TEST(a_sequence_regression_head_names_its_outputs_in_index_order) {
+    json j = base();
+    j["architectures"] = {"LlamaForSequenceClassification"};
+    j["problem_type"] = "regression";
+    j["id2label"] = {{"1", "HepG2_scaled"}, {"0", "K562_scaled"}, {"2", "SKNSH_scaled"}};
+    const ModelConfig c = parse(j);
+    CHECK(c.sequence_head());
+    CHECK(c.labels == (std::vector<std::string>{"K562_scaled", "HepG2_scaled", "SKNSH_scaled"}));
+    CHECK_EQ(c.problem_type, std::string("regression"));
+    CHECK_EQ(c.parameter_count(), parse(base()).parameter_count() - 320 * 64 + 3 * 64);  // score in place of lm_head
+    // num_labels alone: transformers' LABEL_i names.
+    j.erase("id2label");
+    j["num_labels"] = 2;
+    CHECK(parse(j).labels == (std::vector<std::string>{"LABEL_0", "LABEL_1"}));
+    // A language model has none.
+    CHECK(parse(base()).labels.empty());
+    // id2label that is not 0 .. n-1, each once; num_labels that disagrees.
+    j["id2label"] = {{"0", "a"}, {"2", "b"}};
+    j.erase("num_labels");
+    CHECK_THROWS_WITH(parse(j), "id2label", "its keys must be 0 to 1");
+    j["id2label"] = {{"0", "a"}, {"x", "b"}};
+    CHECK_THROWS_WITH(parse(j), "has the key \"x\"");
+    j["id2label"] = {{"0", "a"}, {"1", 5}};
+    CHECK_THROWS_WITH(parse(j), "names label 1 with 5");
+    j["id2label"] = {{"0", "a"}, {"1", "b"}};
+    j["num_labels"] = 3;
+    CHECK_THROWS_WITH(parse(j), "names 2 labels where num_labels is 3");
+}
+
 TEST(parameter_count) {
     json j = base();
     ModelConfig c = parse(j);

@@ -141,6 +141,15 @@ void script(Backend& be, const Tokenizer& tok, const std::function<void(const Fo
     items = {{d, nd, false}, {b, nd, false}};
     be.forward(items, Head::Full, out);
     seen(out, "full head");
+    // The final hidden states (what a sequence-regression head reads): a prefill of every position,
+    // then a decode step.
+    const auto th = dna_tokens(tok, 9, 55), nh = dna_tokens(tok, 1, 56);
+    items = {{d, th, true}};
+    be.forward(items, Head::Hidden, out);
+    seen(out, "final hidden states, prefill");
+    items = {{d, nh, false}, {b, nh, false}};
+    be.forward(items, Head::Hidden, out);
+    seen(out, "final hidden states, decode");
     // 20 new tokens after a cached prefix: the prefill kernel reading earlier pages.
     const auto more = dna_tokens(tok, 20, 60);
     items = {{c, more, true}};
@@ -148,6 +157,7 @@ void script(Backend& be, const Tokenizer& tok, const std::function<void(const Fo
     seen(out, "append 20 after a cached prefix");
     be.free_sequence(f);
     CHECK_EQ(be.sequence_length(a), std::size_t(42));
+    CHECK_EQ(be.sequence_length(d), std::size_t(34));
 }
 
 Comparison conformance(const Loaded& m, DType kv, double tol) {

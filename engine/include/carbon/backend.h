@@ -23,6 +23,8 @@ enum class Head {
     None,  // no logits (pure prefill of a prefix)
     Dna,   // only the 4,096 DNA 6-mer rows, in 6-mer index order (what FNS and DNA generation need)
     Full,  // the whole vocabulary
+    Hidden,  // no head: the final hidden state after the model's last norm (hidden_size wide), what
+             // a sequence-regression head or an embedding reads
 };
 
 struct ForwardItem {
@@ -32,8 +34,10 @@ struct ForwardItem {
 };
 
 struct ForwardOutput {
-    size_t width = 0;              // 4096 for Head::Dna, vocab_size for Head::Full, 0 for None
+    size_t width = 0;              // 4096 for Head::Dna, vocab_size for Head::Full, hidden_size for
+                                   // Head::Hidden, 0 for None
     std::vector<float> logits;     // [rows, width] fp32, rows in item order then position order
+                                   // (Head::Hidden: the normed hidden states)
     std::vector<size_t> row_begin;  // first row of each item; row_begin[items] = total rows
     const float* row(size_t item, size_t position = 0) const { return logits.data() + (row_begin[item] + position) * width; }
 };
@@ -127,6 +131,10 @@ public:
     // stay valid; the next request grows the buffers again.
     virtual void release_cached_memory() {}
 };
+
+// What a backend throws for Head::Dna or Head::Full on a checkpoint without a language-model head
+// (a sequence-regression checkpoint): it predicts but does not generate or score.
+[[noreturn]] void throw_no_language_model_head(const ModelConfig& config);
 
 // Every backend calls this on its output: a non-finite logit (damaged weights, a config whose
 // numbers overflow) is reported where it arose, naming the item and position, instead of

@@ -56,7 +56,8 @@ std::size_t gpu_memory_needed(const Checkpoint& checkpoint);
 struct SelfCheck {
     bool passed = false;
     bool cached = false;      // the verdict came from the cache, nothing was run
-    double max_kl = 0;        // largest KL(cpu || gpu) over the DNA 6-mers of any checked row, nats
+    double max_kl = 0;        // largest KL(cpu || gpu) over the DNA 6-mers of any checked row, nats (a
+                              // sequence-regression checkpoint: largest relative L2 difference of its final hidden states)
     double tolerance = 0;
     std::string detail;       // one line for the user
 };

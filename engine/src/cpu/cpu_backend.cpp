@@ -163,6 +163,7 @@ private:
         };
         for (const LayerWeights& L : w_.layers)
             for (const TensorView* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) pack(t);
+        if (!w_.lm_head) return;  // a sequence-regression checkpoint
         packed_.push_back(
             cpu::pack_weights(pool_, matrix(w_.lm_head), dna_rows_.data(), dna_rows_.size(), w_.lm_head->name.c_str()));
         dna_head_packed_ = packed_.back().data();
@@ -250,6 +251,7 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
     const size_t qdim = n_heads_ * hd_, kvdim = n_kv_ * hd_;
     const float eps = float(cfg_.rms_norm_eps);
 
+    if ((head == Head::Dna || head == Head::Full) && !w_.lm_head) throw_no_language_model_head(cfg_);
     // Validate the whole batch before touching any cache.
     std::vector<SequenceCache*> caches;
     std::vector<size_t> item_row{0}, start;
@@ -369,6 +371,12 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
     std::vector<float> sel(rows.size() * H);
     for (size_t r = 0; r < rows.size(); ++r) std::copy_n(x_.data() + rows[r] * H, H, sel.data() + r * H);
     norm_rows(w_.final_norm, sel.data(), sel.data(), rows.size());
+    if (head == Head::Hidden) {
+        out.width = H;
+        out.logits = std::move(sel);
+        require_finite_logits(out, items, cfg_.path.parent_path().string());
+        return;
+    }
     cpu::WeightMatrix lm = matrix(w_.lm_head);
     if (head == Head::Dna) {
         out.width = dna_rows_.size();

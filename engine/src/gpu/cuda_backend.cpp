@@ -70,8 +70,10 @@ CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt,
             const DeviceLayer& L = w_->layer(l);
             for (const DeviceTensor* t : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) need(*t);
         }
-        need(w_->dna_head());
-        need(w_->lm_head());
+        if (w_->lm_head().rows > 0) {
+            need(w_->dna_head());
+            need(w_->lm_head());
+        }
         gemv_ws_.reserve(std::max<std::size_t>(ws, 16));
         dev_->memset(gemv_ws_.get(), 0, gemv_ws_.bytes(), stream_);
         dev_->stream_synchronize(stream_);
@@ -343,8 +345,9 @@ std::size_t CudaBackend::forward_on_device(std::span<const ForwardItem> items, H
         row0 += n;
         row_begin.push_back(s.rows.size());
     }
+    if ((head == Head::Dna || head == Head::Full) && w_->lm_head().rows == 0) throw_no_language_model_head(cfg_);
     if (head != Head::None) {
-        s.width = std::size_t((head == Head::Dna ? w_->dna_head() : w_->lm_head()).rows);
+        s.width = head == Head::Hidden ? std::size_t(H_) : std::size_t((head == Head::Dna ? w_->dna_head() : w_->lm_head()).rows);
         sel_.reserve(s.rows.size() * std::size_t(H_) * 4);
         logits_.reserve(s.rows.size() * s.width * 4);
     }
@@ -519,7 +522,7 @@ void CudaBackend::queue_step(const Step& s) {
     // The head writes the selected rows' logits to logits_ (device). Nothing is synchronized here.
     const std::vector<std::size_t>& rows = s.rows;
     const int R = int(rows.size());
-    const DeviceTensor& hm = s.head == Head::Dna ? w_->dna_head() : w_->lm_head();
+    const DeviceTensor& hm = s.head == Head::Dna ? w_->dna_head() : w_->lm_head();  // (unused for Head::Hidden)
     // Selected rows, copied in runs of consecutive rows (an item's every position is one run): of
     // xn, already normalized, on the decode path; of h, normalized next, otherwise.
     const float* src = decode ? xn : h;
@@ -530,16 +533,21 @@ void CudaBackend::queue_step(const Step& s) {
                              run * std::size_t(H_) * 4, stream_);
         r += run;
     }
+    if (!decode)
+        with_type(w_type_, [&](auto tag) {
+            using W = decltype(tag);
+            launched(kern::rmsnorm<float, W>(sel_.as<float>(), static_cast<const W*>(w_->final_norm().data), sel_.as<float>(), R,
+                                             H_, eps, stream_),
+                     "rmsnorm");
+        });
+    if (s.head == Head::Hidden) {  // the normed rows are the output
+        dev_->copy_on_device(logits_.as<float>(), sel_.as<float>(), std::size_t(R) * std::size_t(H_) * 4, stream_);
+        return;
+    }
     if (decode) {
         gemv_linear(sel_.as<float>(), R, hm, logits_.as<float>());
         return;
     }
-    with_type(w_type_, [&](auto tag) {
-        using W = decltype(tag);
-        launched(kern::rmsnorm<float, W>(sel_.as<float>(), static_cast<const W*>(w_->final_norm().data), sel_.as<float>(), R,
-                                         H_, eps, stream_),
-                 "rmsnorm");
-    });
     linear(gemm_input(sel_.as<float>(), R, H_), R, hm, logits_.as<float>());
 }
 

@@ -43,6 +43,10 @@ DeviceWeights::DeviceWeights(Device& device, const ModelWeights& w, const std::v
         layers_.push_back(d);
     }
     final_norm_ = upload(w.final_norm, stream);
+    if (!w.lm_head) {  // a sequence-regression checkpoint: its head is computed on the host
+        device_.stream_synchronize(stream);
+        return;
+    }
     lm_head_ = w.lm_head == w.embed ? embed_ : upload(w.lm_head, stream);
 
     // The DNA rows, gathered on the host (pageable memory is fine outside a graph capture).

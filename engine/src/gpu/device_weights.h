@@ -33,8 +33,9 @@ public:
     const DeviceTensor& embed() const { return embed_; }
     const DeviceLayer& layer(std::size_t l) const { return layers_[l]; }
     const DeviceTensor& final_norm() const { return final_norm_; }
-    const DeviceTensor& lm_head() const { return lm_head_; }     // [vocab, H] (the embedding when tied)
-    const DeviceTensor& dna_head() const { return dna_head_; }   // [4096, H]
+    // [vocab, H] (the embedding when tied) and its [4096, H] DNA rows; 0 rows without an lm_head.
+    const DeviceTensor& lm_head() const { return lm_head_; }
+    const DeviceTensor& dna_head() const { return dna_head_; }
     DType dtype() const { return dtype_; }
     std::size_t bytes() const { return bytes_; }
 

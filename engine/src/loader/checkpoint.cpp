@@ -29,6 +29,16 @@ public:
         return &t;
     }
 
+    // A tensor of any supported float type (a head computed on the host in double: a regression
+    // head kept in fp32 beside a bf16 backbone is read as it is).
+    const TensorView* require_any_dtype(const std::string& name, std::vector<int64_t> shape, const std::string& why) {
+        const TensorView& t = archive_.get(name);
+        if (t.shape != shape)
+            throw Error(t.file.string() + ": tensor '" + t.name + "' has shape " + shape_str(t.shape) + " but " +
+                        config_.path.filename().string() + " (" + why + ") requires " + shape_str(shape));
+        return &t;
+    }
+
     DType matrix_dtype() const { return matrix_dtype_; }
 
 private:
@@ -120,6 +130,24 @@ Checkpoint Checkpoint::open(const fs::path& dir) {
         }
     }
     w.final_norm = r.require("model.norm.weight", {H}, h);
+    if (c.sequence_head()) {
+        // LlamaForSequenceClassification: a linear head `score` (no bias) and no lm_head.
+        const std::string what = config_path.string() + ": architectures names LlamaForSequenceClassification";
+        if (c.problem_type != "regression" && !(c.problem_type.empty() && c.labels.size() == 1))
+            throw Error(what + (c.problem_type.empty() ? " with " + std::to_string(c.labels.size()) + " labels and no problem_type"
+                                                       : " with problem_type \"" + c.problem_type + "\"") +
+                        ": Carbon Studio predicts with regression heads (problem_type \"regression\", as Carbon's fine-tuning "
+                        "recipes write), not classification heads");
+        if (!ck.archive_.contains("score.weight"))
+            throw Error(dir.string() + ": tensor 'score.weight' is missing (" + what + ", whose head it is)");
+        if (ck.archive_.contains("score.bias"))
+            throw Error(dir.string() + ": tensor 'score.bias' is present, but transformers' LlamaForSequenceClassification head "
+                                       "has no bias: this checkpoint was not written by it");
+        w.score = r.require_any_dtype("score.weight", {int64_t(c.labels.size()), H},
+                            "num_labels=" + std::to_string(c.labels.size()) + ", " + h);
+        w.dtype = r.matrix_dtype();
+        return ck;
+    }
     if (c.tie_word_embeddings) {
         // transformers ties the head to the embedding even when a stale lm_head.weight is stored.
         w.lm_head = w.embed;

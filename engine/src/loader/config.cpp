@@ -2,6 +2,7 @@
 // rope_parameters standardization, YaRN/llama3 defaults) so the engine builds the same network.
 #include "carbon/loader/config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -28,6 +29,10 @@ const char* rope_type_name(RopeType t) {
     return "?";
 }
 
+bool ModelConfig::sequence_head() const {
+    return std::find(architectures.begin(), architectures.end(), "LlamaForSequenceClassification") != architectures.end();
+}
+
 int64_t ModelConfig::parameter_count() const {
     const int64_t H = hidden_size, F = intermediate_size, V = vocab_size;
     const int64_t q = int64_t(num_attention_heads) * head_dim, kv = int64_t(num_key_value_heads) * head_dim;
@@ -37,7 +42,10 @@ int64_t ModelConfig::parameter_count() const {
     layer += 3 * H * F;  // gate, up, down
     if (mlp_bias) layer += 2 * F + H;
     int64_t total = V * H + int64_t(num_hidden_layers) * layer + H;
-    if (!tie_word_embeddings) total += V * H;
+    if (sequence_head())
+        total += int64_t(labels.size()) * H;  // score.weight in place of an lm_head
+    else if (!tie_word_embeddings)
+        total += V * H;
     return total;
 }
 
@@ -246,6 +254,38 @@ void parse_rope(const json& root, const std::string& file, ModelConfig& c) {
 
 }  // namespace
 
+// id2label / num_labels / problem_type of a LlamaForSequenceClassification checkpoint: id2label's
+// keys must be 0 .. n-1, each once (transformers writes them as strings), and num_labels, when
+// given too, n.
+void parse_sequence_head(const Reader& r, ModelConfig& c) {
+    if (!c.sequence_head()) return;
+    if (r.has("problem_type")) c.problem_type = r.string("problem_type");
+    int n = r.has("num_labels") ? r.positive_int("num_labels") : 0;
+    if (r.has("id2label")) {
+        const json& m = r.at("id2label");
+        if (!m.is_object() || m.empty()) r.fail("id2label", "must be an object of label names by index");
+        if (n && int(m.size()) != n)
+            r.fail("id2label", "names " + std::to_string(m.size()) + " labels where num_labels is " + std::to_string(n));
+        n = int(m.size());
+        c.labels.assign(size_t(n), "");
+        for (const auto& [key, value] : m.items()) {
+            size_t used = 0;
+            int index = -1;
+            try {
+                index = std::stoi(key, &used);
+            } catch (const std::exception&) {
+            }
+            if (used != key.size() || index < 0 || index >= n || !c.labels[size_t(index)].empty())
+                r.fail("id2label", "has the key \"" + key + "\"; its keys must be 0 to " + std::to_string(n - 1) + ", each once");
+            if (!value.is_string() || value.get<std::string>().empty()) r.fail("id2label", "names label " + key + " with " + value.dump());
+            c.labels[size_t(index)] = value.get<std::string>();
+        }
+    } else {
+        if (!n) n = 2;  // PretrainedConfig's default
+        for (int i = 0; i < n; ++i) c.labels.push_back("LABEL_" + std::to_string(i));
+    }
+}
+
 ModelConfig parse_config(const std::string& json_text, const std::filesystem::path& where) {
     const std::string file = where.string();
     json root;
@@ -314,6 +354,8 @@ ModelConfig parse_config(const std::string& json_text, const std::filesystem::pa
         c.torch_dtype = parse_dtype(r, "torch_dtype");
     else
         c.torch_dtype = DType::BF16;
+
+    parse_sequence_head(r, c);
 
     c.bos_token_id = token_id(r, "bos_token_id", c.vocab_size, false);
     c.eos_token_id = token_id(r, "eos_token_id", c.vocab_size, true);

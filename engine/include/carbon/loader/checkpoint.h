@@ -37,7 +37,9 @@ struct ModelWeights {
     const TensorView* embed = nullptr;     // model.embed_tokens.weight [V, H]
     std::vector<LayerWeights> layers;
     const TensorView* final_norm = nullptr;  // model.norm.weight [H]
-    const TensorView* lm_head = nullptr;     // lm_head.weight [V, H], or embed when tied
+    const TensorView* lm_head = nullptr;     // lm_head.weight [V, H], or embed when tied; null for a
+                                             // sequence-regression checkpoint (it has none)
+    const TensorView* score = nullptr;       // score.weight [labels, H] of a sequence-regression checkpoint
     DType dtype = DType::BF16;               // the dtype of the matrices (all the same)
 };
 

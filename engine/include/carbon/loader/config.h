@@ -48,6 +48,13 @@ struct ModelConfig {
     std::string hidden_act = "silu";
     DType torch_dtype = DType::BF16;
     std::optional<int> bos_token_id, eos_token_id, pad_token_id;
+    // A sequence-regression checkpoint (architectures: LlamaForSequenceClassification, a linear
+    // head `score` pooled at the last token that is not pad_token_id, as transformers pools): its
+    // outputs' names, id2label in index order ("LABEL_i" where it gives none), and problem_type as
+    // written ("" when absent). Empty for a language model.
+    std::vector<std::string> labels;
+    std::string problem_type;
+    bool sequence_head() const;
 
     int rotary_dim() const { return int(head_dim * partial_rotary_factor); }
     int64_t parameter_count() const;  // from the shapes, with the head counted once when tied

@@ -1,0 +1,83 @@
+// carbon-cli predict: activity predicted by a sequence-regression checkpoint (Carbon's fine-tuning
+// recipes) for each record of a FASTA file (carbon/predict/regressor.h).
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+
+#include "carbon/predict/regressor.h"
+#include "carbon/support/output_file.h"
+#include "carbon/support/visible_text.h"
+#include "cli_args.h"
+#include "cli_common.h"
+#include "cli_fasta.h"
+#include "commands.h"
+
+namespace carbon::cli {
+
+namespace {
+
+const char* kPredictUsage = R"(usage: carbon-cli predict --model DIR --in FILE.fasta [--out FILE.tsv] [--batch N]
+             [--backend auto|cpu|cuda] [--threads N] [--quiet]
+  DIR is a sequence-regression checkpoint of Carbon's fine-tuning recipes (LlamaForSequenceClassification,
+  problem_type regression). Its run_config.json, in DIR or the folder above it, is followed: the
+  DNA tag mode, reverse-complement averaging and the label transform, so values are in the
+  measured units where the recipe scaled them. TSV (stdout without --out): '#' lines saying the
+  model, the recipe and each output's units, then name, length and one column per output.
+)";
+
+}  // namespace
+
+int cmd_predict(const std::vector<std::string>& argv) {
+    if (wants_help(argv, kPredictUsage)) return 0;
+    Args a(argv, {"model", "in", "out", "batch", "backend", "threads"}, {"quiet"});
+    const std::string in = a.required("in");
+    const std::vector<FastaRecord> recs = read_fasta(in);
+    const size_t batch = size_t(a.integer("batch", 16, 1, 4096));
+    std::optional<OutputFile> out_file;
+    if (auto p = a.get("out")) out_file.emplace(*p);  // a wrong --out is refused before the model loads
+
+    auto m = load_model_from_args(a);
+    SequenceRegressor predictor(*m);
+    std::vector<std::string> sequences, names;
+    for (const FastaRecord& r : recs) {
+        sequences.push_back(r.sequence);
+        names.push_back(in + ": " + visible_text(r.name, 80));
+    }
+    ProgressPrinter progress(a.flag("quiet"));
+    const auto t0 = std::chrono::steady_clock::now();
+    const Predictions p = predictor.predict(sequences, names, batch, [&](size_t done, size_t total) {
+        progress.update(double(done), double(total), "sequences",
+                        double(done) / std::max(1e-9, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+        return true;
+    });
+    progress.finish();
+
+    std::ostringstream os;
+    const RegressionRecipe& r = predictor.recipe();
+    os << "##carbon-cli predict " << CARBON_VERSION << "\n##model=" << m->checkpoint().dir().string() << "\n##recipe="
+       << (r.file.empty() ? std::string("none (no run_config.json beside the checkpoint: outputs as the head gives them, <dna>SEQUENCE</dna>, forward strand only)")
+                          : r.file.string() + " (dna_mode " + r.dna_mode + (r.rc_average ? ", reverse-complement averaged" : "") + ")")
+       << "\n";
+    for (size_t j = 0; j < p.outputs.size(); ++j)
+        os << "##output=" << p.outputs[j] << ": "
+           << (p.measured_units[j] ? "in the measured units (the recipe's label transform undone)" : "as the head gives it (scaled units)")
+           << "\n";
+    os << "name\tlength";
+    for (const std::string& o : p.outputs) os << '\t' << o;
+    os << '\n';
+    for (size_t i = 0; i < recs.size(); ++i) {
+        os << visible_text(recs[i].name) << '\t' << recs[i].sequence.size();
+        for (double v : p.values[i]) os << '\t' << tsv_number(v);
+        os << '\n';
+    }
+    if (out_file) {
+        out_file->stream() << os.str();
+        out_file->commit();
+    } else {
+        std::fputs(os.str().c_str(), stdout);
+    }
+    return 0;
+}
+
+}  // namespace carbon::cli

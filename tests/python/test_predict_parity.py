@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Issue 32, head parity: `carbon-cli predict` against transformers' own
+LlamaForSequenceClassification on regression checkpoints it writes itself (save_pretrained), in
+the layout of Carbon's fine-tuning recipes: OUTPUT/best_model beside OUTPUT/run_config.json with
+a label_transform, reverse-complement averaging and auto_dna_tags.
+
+The reference is computed here as the recipe evaluates (finetuning/malinois/malinois_train.py):
+sequences stripped and upper-cased, the reverse complement by str.maketrans("ACGTacgt",
+"TGCAtgca"), <dna>SEQUENCE</dna> token ids by the HybridDNATokenizer layout (6-mers in A, T, C, G
+order, N making its 6-mer <oov>, the last block right-padded with A), batches padded on the right
+with pad_token_id (DataCollatorWithPadding), the model's output for each, 0.5 * (forward +
+reverse), then * scale + center. Criteria:
+- float32 checkpoint: |ours - transformers| <= 1e-4 * max(1, |transformers|) for every sequence
+  and output, on the fp32 kernels and on the kernels the engine takes by default;
+- bfloat16 checkpoint: the fp32 kernels against transformers in float32 on the same (upcast)
+  weights, the same 1e-4; the default kernels (bf16 matmul inputs on CPUs with AVX-512 BF16 or
+  AMX) within 0.05 * (max |transformers| + 1);
+- a checkpoint whose pad_token_id is </dna>'s: transformers then reads the last 6-mer, and so must
+  we (the same 1e-4);
+- refused by name: a classification head, a missing score.weight, a score.weight of the wrong
+  shape, a language model given to predict, a regression checkpoint given to generate, a sequence
+  longer than the recipe's max_length; nothing written to --out."""
+import json
+import os
+import random
+import shutil
+import sys
+
+from carbon_testlib import bin_path, dna_ids, require_modules, run, run_limited, work_dir
+
+require_modules("torch", "transformers", "numpy", "safetensors")
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from transformers import LlamaConfig, LlamaForCausalLM, LlamaForSequenceClassification  # noqa: E402
+
+torch.set_num_threads(max(1, os.cpu_count() or 1))
+FAILURES = []
+CLI = bin_path("carbon-cli")
+ORDER = "ATCG"  # the HybridDNATokenizer's 6-mer order (carbon-spec: <dna>ATCGA pads to ATCGAA = first + 432)
+TARGETS = ["K562", "HepG2", "SKNSH"]
+TRANSFORM = {"K562": (0.31, 1.7), "HepG2": (-0.2, 0.9), "SKNSH": (1.1, 2.3)}
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def ids_of(model_dir, seq):
+    dna, close, oov, first = dna_ids(model_dir)
+    seq = seq.strip().upper()
+    seq += "A" * (-len(seq) % 6)
+    out = [dna]
+    for i in range(0, len(seq), 6):
+        six = seq[i:i + 6]
+        if any(c not in ORDER for c in six):
+            out.append(oov)
+        else:
+            index = 0
+            for c in six:
+                index = index * 4 + ORDER.index(c)
+            out.append(first + index)
+    return out + [close]
+
+
+def reverse_complement(seq):
+    return seq.strip().translate(str.maketrans("ACGTacgt", "TGCAtgca"))[::-1]
+
+
+def make_predictor(d, name, lm, dtype, pad=None, problem_type="regression", edit=None):
+    """A regression checkpoint written by transformers from the language model `lm`'s backbone."""
+    out = os.path.join(d, name)
+    shutil.rmtree(out, ignore_errors=True)
+    best = os.path.join(out, "best_model")
+    cfg = LlamaConfig.from_pretrained(lm)
+    cfg.architectures = ["LlamaForSequenceClassification"]
+    cfg.num_labels = len(TARGETS)
+    cfg.id2label = {i: f"{t}_scaled" for i, t in enumerate(TARGETS)}
+    cfg.label2id = {f"{t}_scaled": i for i, t in enumerate(TARGETS)}
+    cfg.problem_type = problem_type
+    cfg.pad_token_id = pad if pad is not None else cfg.eos_token_id
+    model = LlamaForSequenceClassification(cfg)
+    base = LlamaForCausalLM.from_pretrained(lm, dtype=torch.float32)
+    model.model.load_state_dict(base.model.state_dict())
+    torch.manual_seed(7)
+    with torch.no_grad():
+        model.score.weight.normal_(0.0, 0.5)
+    model = model.to(torch.bfloat16 if dtype == "bf16" else torch.float32)
+    model.save_pretrained(best)
+    for f in os.listdir(lm):
+        if f.startswith("tokenizer") or f == "special_tokens_map.json":
+            shutil.copy(os.path.join(lm, f), best)
+    with open(os.path.join(out, "run_config.json"), "w") as f:
+        json.dump({"dna_mode": "auto_dna_tags", "rc_eval_average": True, "max_length": 512,
+                   "label_transform": {t: {"column": f"{t}_log2FC", "center": c, "scale": s} for t, (c, s) in TRANSFORM.items()}},
+                  f, indent=2)
+    if edit:
+        edit(best)
+    return best
+
+
+def reference(best, seqs, dtype):
+    """The recipe's evaluation: padded batches of 5, forward and reverse complement, unscaled."""
+    model = LlamaForSequenceClassification.from_pretrained(best, dtype=torch.float32 if dtype != "bf16-native" else torch.bfloat16)
+    model.eval()
+    pad = model.config.pad_token_id
+
+    def predict(texts):
+        rows = []
+        for b in range(0, len(texts), 5):
+            batch = [ids_of(best, s) for s in texts[b:b + 5]]
+            width = max(len(x) for x in batch)
+            ids = torch.tensor([x + [pad] * (width - len(x)) for x in batch])
+            mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in batch])
+            with torch.no_grad():
+                rows.append(model(input_ids=ids, attention_mask=mask).logits.float().numpy())
+        return np.concatenate(rows).astype(np.float64)
+
+    values = 0.5 * (predict(seqs) + predict([reverse_complement(s) for s in seqs]))
+    for j, t in enumerate(TARGETS):
+        c, s = TRANSFORM[t]
+        values[:, j] = values[:, j] * s + c
+    return values
+
+
+def ours(d, best, fasta, kernels=None):
+    out = os.path.join(d, "pred.tsv")
+    env = dict(os.environ)
+    if kernels:
+        env["CARBON_CPU_KERNELS"] = kernels
+    p = run([CLI, "predict", "--model", best, "--in", fasta, "--out", out, "--backend", "cpu", "--batch", "4", "--quiet"], env=env)
+    rows = [l.rstrip("\n").split("\t") for l in open(out) if not l.startswith("#")]
+    check(rows[0] == ["name", "length"] + TARGETS, f"header {rows[0]}")
+    return np.array([[float(x) for x in r[2:]] for r in rows[1:]]), p
+
+
+def main():
+    d = work_dir("predict-parity")
+    rng = random.Random(32)
+    seqs = []
+    for n in (6, 7, 30, 59, 120, 200, 233, 250):
+        s = "".join(rng.choice("ACGT") for _ in range(n))
+        seqs.append(s)
+    seqs.append("ACGTNNACGTAC" * 5)           # an N: its 6-mers are <oov>
+    seqs.append("acgtacgtTTGACAgg")          # lower case: upper-cased by the recipe
+    fasta = os.path.join(d, "seqs.fa")
+    with open(fasta, "w") as f:
+        for i, s in enumerate(seqs):
+            f.write(f">s{i} test\n{s}\n")
+
+    for dtype in ("f32", "bf16"):
+        lm = os.path.join(d, f"lm-{dtype}")
+        if not os.path.exists(os.path.join(lm, "config.json")):
+            run([CLI, "make-test-model", "--out", lm, "--dtype", dtype, "--seed", "5"])
+        best = make_predictor(d, f"run-{dtype}", lm, dtype)
+        want = reference(best, seqs, dtype)
+        for kernels in ("fp32", None):
+            got, p = ours(d, best, fasta, kernels)
+            label = f"{dtype}, {kernels or 'default'} kernels"
+            diff = np.abs(got - want)
+            strict = dtype == "f32" or kernels == "fp32"
+            bound = 1e-4 * np.maximum(1.0, np.abs(want)) if strict else 0.05 * (np.abs(want).max() + 1)
+            print(f"  {label}: largest |ours - transformers| {diff.max():.3g} (values up to {np.abs(want).max():.3g})")
+            check(got.shape == want.shape and bool((diff <= bound).all()), f"{label}: differs from transformers by {diff.max():.3g}")
+            check("reverse-complement averaged" in open(os.path.join(d, "pred.tsv")).read(), f"{label}: the recipe is not said")
+
+    # pad_token_id = </dna>: transformers reads the last 6-mer; so must we.
+    lm = os.path.join(d, "lm-f32")
+    _, close, _, _ = dna_ids(lm)
+    best = make_predictor(d, "run-pad-close", lm, "f32", pad=close)
+    want = reference(best, seqs, "f32")
+    got, _ = ours(d, best, fasta, "fp32")
+    diff = np.abs(got - want)
+    print(f"  pad_token_id = </dna>: largest |ours - transformers| {diff.max():.3g}")
+    check(bool((diff <= 1e-4 * np.maximum(1.0, np.abs(want))).all()), f"pad = </dna>: differs by {diff.max():.3g}")
+
+    # Refusals, by name, nothing written.
+    def refused(label, cmd, *needles):
+        out = os.path.join(d, "refused.tsv")
+        if os.path.exists(out):
+            os.remove(out)
+        p = run_limited(cmd + ["--out", out] if "--out" not in cmd else cmd, timeout=120, mem_mb=4096)
+        check(p.returncode not in (0, None), f"{label}: exit {p.returncode}")
+        for n in needles:
+            check(n in p.stderr, f"{label}: the message lacks '{n}': {p.stderr[-400:]}")
+        check(not os.path.exists(out), f"{label}: {out} was written")
+        check("Traceback" not in p.stderr and "terminate called" not in p.stderr, f"{label}: crashed")
+
+    def config_edit(change):
+        def edit(best):
+            path = os.path.join(best, "config.json")
+            cfg = json.load(open(path))
+            change(cfg)
+            json.dump(cfg, open(path, "w"))
+        return edit
+
+    def weights_edit(change):
+        def edit(best):
+            from safetensors.torch import load_file, save_file
+            path = os.path.join(best, "model.safetensors")
+            t = load_file(path)
+            change(t)
+            save_file(t, path, metadata={"format": "pt"})
+        return edit
+
+    cls = make_predictor(d, "run-cls", lm, "f32", problem_type="single_label_classification")
+    refused("classification head", [CLI, "predict", "--model", cls, "--in", fasta], "problem_type \"single_label_classification\"",
+            "regression heads")
+    nohead = make_predictor(d, "run-nohead", lm, "f32", edit=weights_edit(lambda t: t.pop("score.weight")))
+    refused("missing score.weight", [CLI, "predict", "--model", nohead, "--in", fasta], "tensor 'score.weight' is missing")
+    wrong = make_predictor(d, "run-wrong", lm, "f32", edit=config_edit(lambda c: (c["id2label"].update({"3": "x"}),
+                                                                                  c["label2id"].update({"x": 3}))))
+    refused("score.weight of the wrong shape", [CLI, "predict", "--model", wrong, "--in", fasta], "'score.weight' has shape [3, ",
+            "num_labels=4")
+    refused("a language model", [CLI, "predict", "--model", lm, "--in", fasta], "not a sequence-regression checkpoint")
+    best = os.path.join(d, "run-f32", "best_model")
+    p = run_limited([CLI, "generate", "--model", best, "--length", "12", "--out", os.path.join(d, "g.fa"), "--backend", "cpu", "--quiet"],
+                    timeout=120, mem_mb=4096)
+    check(p.returncode == 1 and "sequence-regression checkpoint" in p.stderr and "does not generate" in p.stderr,
+          f"generate with a regression checkpoint: {p.returncode} {p.stderr[-300:]}")
+    long_fa = os.path.join(d, "long.fa")
+    with open(long_fa, "w") as f:
+        f.write(">long\n" + "ACGT" * 800 + "\n")
+    refused("longer than max_length", [CLI, "predict", "--model", best, "--in", long_fa, "--backend", "cpu"], "long", "max_length",
+            "more than the 512")
+
+    print(f"{len(FAILURES)} failures" if FAILURES else "all cases as expected")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
