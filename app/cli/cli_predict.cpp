@@ -55,7 +55,8 @@ int cmd_predict(const std::vector<std::string>& argv) {
 
     std::ostringstream os;
     const RegressionRecipe& r = predictor.recipe();
-    os << "##carbon-cli predict " << CARBON_VERSION << "\n##model=" << m->checkpoint().dir().string() << "\n##recipe="
+    os << "##carbon-cli predict " << CARBON_VERSION << "\n##model=" << m->checkpoint().dir().string() << "\n##backend="
+       << m->backend().describe() << "\n##recipe="
        << (r.file.empty() ? std::string("none (no run_config.json beside the checkpoint: outputs as the head gives them, <dna>SEQUENCE</dna>, forward strand only)")
                           : r.file.string() + " (dna_mode " + r.dna_mode + (r.rc_average ? ", reverse-complement averaged" : "") + ")")
        << "\n";

@@ -12,6 +12,8 @@
 #   self-check      the first-use self-check through carbon-cli --backend auto, its cached verdict,
 #                   its CPU fallback (CARBON_GPU_SELF_CHECK=mismatch), and the policy's own test
 #   parity          tests/python/test_parity_transformers.py with CARBON_PARITY_BACKEND=cuda
+#   predict         tests/python/test_predict_parity.py with CARBON_PREDICT_BACKEND=cuda (issue 32's
+#                   regression heads against transformers, through Head::Hidden on the GPU)
 #   models          make-test-model carbon-500m and carbon-3b (random weights, real shapes; timed)
 #   forward-*, generate-*, score-*   carbon-cli bench --backend cuda at batch 1, 16, 64, 256
 #   speculative     the 3B shape with the 500M draft (carbon-cli bench --workload speculative)
@@ -137,6 +139,16 @@ phase_parity() {
   return $rc
 }
 
+phase_predict() {
+  "$PY" -c "import torch, transformers, numpy, safetensors" 2>/dev/null || { note "$PY has no torch/transformers/numpy/safetensors"; [ "$DRY" = 1 ] && return 77; return 1; }
+  local backend=cuda
+  [ "$DRY" = 1 ] && backend=cpu  # the host seam's plugin is not the auto/cuda choice of a plain run
+  PYTHONUNBUFFERED=1 CARBON_BIN="$CARRY/bin" CARBON_TEST_WORK="$WORK/predict" CARBON_PREDICT_BACKEND=$backend "$PY" "$REPO/tests/python/test_predict_parity.py"
+  local rc=$?
+  note "$(grep -E 'largest|all cases|failures' "$LOGS/predict.log" | tr '\n' ';' | cut -c1-300)"
+  return $rc
+}
+
 phase_models() {
   local name args t0
   for pair in "$SMALL|$SMALL_ARGS" "$LARGE|$LARGE_ARGS"; do
@@ -190,7 +202,7 @@ phase_oracle() {
   CARBON_GPU_SELF_CHECK=off "$CARRY/bin/bench_spec_oracle" "$MODELS/$LARGE" "$MODELS/$SMALL" "$1" "$2" "$3" "$4" cuda
 }
 
-export -f phase_preflight phase_gpu_tests phase_self_check phase_parity phase_models phase_self_check_large phase_forward_small \
+export -f phase_preflight phase_gpu_tests phase_self_check phase_parity phase_predict phase_models phase_self_check_large phase_forward_small \
   phase_forward_large phase_generate_small phase_generate_large phase_score_small phase_score_large \
   phase_speculative phase_oracle
 
@@ -237,6 +249,7 @@ run_phase preflight 30
 run_phase gpu-tests 150
 run_phase self-check 45
 run_phase parity 120
+run_phase predict 90
 run_phase models 100
 run_phase self-check-large 60
 run_phase forward-small 45

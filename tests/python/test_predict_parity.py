@@ -19,7 +19,10 @@ reverse), then * scale + center. Criteria:
   we (the same 1e-4);
 - refused by name: a classification head, a missing score.weight, a score.weight of the wrong
   shape, a language model given to predict, a regression checkpoint given to generate, a sequence
-  longer than the recipe's max_length; nothing written to --out."""
+  longer than the recipe's max_length; nothing written to --out.
+CARBON_PREDICT_BACKEND=cuda (tests/gpu/prove.sh, on a GPU) runs the comparisons through the CUDA
+backend: the float32 checkpoints keep the 1e-4 bound (fp32 GEMMs), the bfloat16 one is held to the
+bf16 bound (bf16 GEMM inputs)."""
 import json
 import os
 import random
@@ -36,6 +39,7 @@ from transformers import LlamaConfig, LlamaForCausalLM, LlamaForSequenceClassifi
 torch.set_num_threads(max(1, os.cpu_count() or 1))
 FAILURES = []
 CLI = bin_path("carbon-cli")
+BACKEND = os.environ.get("CARBON_PREDICT_BACKEND", "cpu")
 ORDER = "ATCG"  # the HybridDNATokenizer's 6-mer order (carbon-spec: <dna>ATCGA pads to ATCGAA = first + 432)
 TARGETS = ["K562", "HepG2", "SKNSH"]
 TRANSFORM = {"K562": (0.31, 1.7), "HepG2": (-0.2, 0.9), "SKNSH": (1.1, 2.3)}
@@ -129,8 +133,10 @@ def ours(d, best, fasta, kernels=None):
     env = dict(os.environ)
     if kernels:
         env["CARBON_CPU_KERNELS"] = kernels
-    p = run([CLI, "predict", "--model", best, "--in", fasta, "--out", out, "--backend", "cpu", "--batch", "4", "--quiet"], env=env)
-    rows = [l.rstrip("\n").split("\t") for l in open(out) if not l.startswith("#")]
+    p = run([CLI, "predict", "--model", best, "--in", fasta, "--out", out, "--backend", BACKEND, "--batch", "4", "--quiet"], env=env)
+    text = open(out).read()
+    check(("##backend=CUDA" in text) == (BACKEND == "cuda"), f"ran on another backend than {BACKEND}: {text[:300]}")
+    rows = [l.split("\t") for l in text.rstrip("\n").split("\n") if not l.startswith("#")]
     check(rows[0] == ["name", "length"] + TARGETS, f"header {rows[0]}")
     return np.array([[float(x) for x in r[2:]] for r in rows[1:]]), p
 
@@ -155,9 +161,9 @@ def main():
             run([CLI, "make-test-model", "--out", lm, "--dtype", dtype, "--seed", "5"])
         best = make_predictor(d, f"run-{dtype}", lm, dtype)
         want = reference(best, seqs, dtype)
-        for kernels in ("fp32", None):
+        for kernels in (("fp32", None) if BACKEND == "cpu" else (None,)):
             got, p = ours(d, best, fasta, kernels)
-            label = f"{dtype}, {kernels or 'default'} kernels"
+            label = f"{dtype}, {kernels or 'default'} kernels" if BACKEND == "cpu" else f"{dtype}, {BACKEND}"
             diff = np.abs(got - want)
             strict = dtype == "f32" or kernels == "fp32"
             bound = 1e-4 * np.maximum(1.0, np.abs(want)) if strict else 0.05 * (np.abs(want).max() + 1)
@@ -170,7 +176,7 @@ def main():
     _, close, _, _ = dna_ids(lm)
     best = make_predictor(d, "run-pad-close", lm, "f32", pad=close)
     want = reference(best, seqs, "f32")
-    got, _ = ours(d, best, fasta, "fp32")
+    got, _ = ours(d, best, fasta, "fp32" if BACKEND == "cpu" else None)
     diff = np.abs(got - want)
     print(f"  pad_token_id = </dna>: largest |ours - transformers| {diff.max():.3g}")
     check(bool((diff <= 1e-4 * np.maximum(1.0, np.abs(want))).all()), f"pad = </dna>: differs by {diff.max():.3g}")
@@ -222,7 +228,7 @@ def main():
     long_fa = os.path.join(d, "long.fa")
     with open(long_fa, "w") as f:
         f.write(">long\n" + "ACGT" * 800 + "\n")
-    refused("longer than max_length", [CLI, "predict", "--model", best, "--in", long_fa, "--backend", "cpu"], "long", "max_length",
+    refused("longer than max_length", [CLI, "predict", "--model", best, "--in", long_fa, "--backend", BACKEND], "long", "max_length",
             "more than the 512")
 
     print(f"{len(FAILURES)} failures" if FAILURES else "all cases as expected")
