@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "carbon/fns/fns.h"
 #include "carbon/motifs/motif.h"
 #include "carbon/support/common.h"
 #include "carbon/support/output_file.h"
@@ -33,24 +34,6 @@ const char* kMotifsUsage = R"(usage: carbon-cli motifs scan --motifs FILE [--mot
   JASPAR matrices: https://jaspar.elixir.no/downloads/ (e.g. the CORE vertebrates collection as
   JASPAR or MEME format); copy the files to this machine, carbon-cli never downloads anything.
 )";
-
-std::string reverse_complement(std::string_view s) {
-    std::string r(s.rbegin(), s.rend());
-    for (char& c : r) {
-        switch (c) {
-            case 'A': c = 'T'; break;
-            case 'C': c = 'G'; break;
-            case 'G': c = 'C'; break;
-            case 'T': c = 'A'; break;
-            case 'a': c = 't'; break;
-            case 'c': c = 'g'; break;
-            case 'g': c = 'c'; break;
-            case 't': c = 'a'; break;
-            default: break;
-        }
-    }
-    return r;
-}
 
 // The --motifs values in order (the parser keeps one value per option: repeated --motifs are
 // read from argv here).
@@ -122,7 +105,7 @@ int cmd_motifs(const std::vector<std::string>& argv) {
                 line << rec.name << '\t' << p.id << '\t' << p.name << '\t' << h.start + 1 << '\t' << h.start + p.length() << '\t'
                      << h.strand << '\t' << std::fixed << std::setprecision(4) << h.score << '\t' << std::scientific
                      << std::setprecision(4) << h.pvalue << '\t'
-                     << (h.strand == '+' ? std::string(window) : reverse_complement(window)) << '\n';
+                     << (h.strand == '+' ? std::string(window) : acgt_reverse_complement(window)) << '\n';
                 os << line.str();
                 ++total;
             }

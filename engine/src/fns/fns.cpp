@@ -184,4 +184,22 @@ std::string reverse_complement(std::string_view seq) {
     return r;
 }
 
+std::string acgt_reverse_complement(std::string_view seq) {
+    std::string r(seq.rbegin(), seq.rend());
+    for (char& c : r) {
+        switch (c) {
+            case 'A': c = 'T'; break;
+            case 'C': c = 'G'; break;
+            case 'G': c = 'C'; break;
+            case 'T': c = 'A'; break;
+            case 'a': c = 't'; break;
+            case 'c': c = 'g'; break;
+            case 'g': c = 'c'; break;
+            case 't': c = 'a'; break;
+            default: break;
+        }
+    }
+    return r;
+}
+
 }  // namespace carbon

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "carbon/fns/fns.h"
 #include "carbon/support/common.h"
 #include "carbon/support/input_file.h"
 #include "carbon/support/visible_text.h"
@@ -103,24 +104,6 @@ RegressionRecipe find_regression_recipe(const fs::path& checkpoint_dir, const st
     return r;
 }
 
-std::string recipe_reverse_complement(std::string_view sequence) {
-    std::string out(sequence.rbegin(), sequence.rend());
-    for (char& c : out) {
-        switch (c) {
-            case 'A': c = 'T'; break;
-            case 'C': c = 'G'; break;
-            case 'G': c = 'C'; break;
-            case 'T': c = 'A'; break;
-            case 'a': c = 't'; break;
-            case 'c': c = 'g'; break;
-            case 'g': c = 'c'; break;
-            case 't': c = 'a'; break;
-            default: break;
-        }
-    }
-    return out;
-}
-
 SequenceRegressor::SequenceRegressor(Model& model) : model_(model) {
     const ModelConfig& c = model.config();
     if (!c.sequence_head() || !model.checkpoint().weights().score)
@@ -182,7 +165,7 @@ Predictions SequenceRegressor::predict(std::span<const std::string> sequences, s
     for (size_t i = 0; i < sequences.size(); ++i) {
         const std::string name = i < names.size() ? names[i] : "sequence " + std::to_string(i + 1);
         inputs.push_back(tokens(sequences[i], name));
-        if (views == 2) inputs.push_back(tokens(recipe_reverse_complement(sequences[i]), name + " (reverse complement)"));
+        if (views == 2) inputs.push_back(tokens(acgt_reverse_complement(sequences[i]), name + " (reverse complement)"));
     }
     for (auto& ids : inputs) ids.resize(pooled_index(ids, c.pad_token_id) + 1);  // the head reads the last row
     std::vector<double> raw(inputs.size() * n_out);

@@ -70,4 +70,8 @@ float entropy_bits(const std::array<float, 4>& p);
 // kept).
 std::string reverse_complement(std::string_view seq);
 
+// Reverse complement of A, C, G and T in either case, keeping the case, every other character
+// kept as it is (Carbon's fine-tuning recipes' DNA_COMPLEMENT; the motif scanner's strands).
+std::string acgt_reverse_complement(std::string_view seq);
+
 }  // namespace carbon

@@ -12,7 +12,7 @@
 //  - sequences stripped of surrounding blanks and upper-cased (malinois, promoter_activity), cut
 //    to a multiple of truncate_to_multiple_of bases when set (deepstarr);
 //  - rc_eval_average: the prediction is the mean of the sequence's and its reverse complement's
-//    (complementing A, C, G, T only, as the recipe's DNA_COMPLEMENT);
+//    (acgt_reverse_complement: A, C, G, T only, as the recipe's DNA_COMPLEMENT);
 //  - label_transform (per target: center, scale): values are reported in the measured units,
 //    scaled * scale + center, for the output whose label is TARGET_scaled or TARGET;
 //  - max_length: the recipe truncated longer inputs to that many tokens; a longer sequence is
@@ -81,8 +81,5 @@ private:
     RegressionRecipe recipe_;
     std::vector<double> score_;  // [outputs, hidden] in double
 };
-
-// The reverse complement as the recipes write it: A<->T, C<->G (either case), anything else kept.
-std::string recipe_reverse_complement(std::string_view sequence);
 
 }  // namespace carbon
