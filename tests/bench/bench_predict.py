@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Predictions per second (issue 32): `carbon-cli predict` against transformers'
+LlamaForSequenceClassification doing the same (the recipe's evaluation: right-padded batches,
+forward and reverse complement averaged) on the same checkpoint, threads and sequences, in one run.
+
+    python3 tests/bench/bench_predict.py --cli build/bin/carbon-cli --work /tmp/bench-predict \
+        [--preset carbon-500m] [--threads 2] [--count 64] [--lengths 200,1000] [--batch 16]
+
+The checkpoint: `carbon-cli make-test-model --preset PRESET` (random bf16 weights, the real
+shape) turned into a regression checkpoint by transformers (save_pretrained, a random 3-output
+head) with a malinois-style run_config.json. transformers runs in bfloat16 (the checkpoint's
+dtype; its fastest CPU path) and in float32; the engine with the kernels it takes by default.
+Prints one JSON line per length with both rates and the ratio; the engine's process start and model
+load (a run of one sequence) are taken off its time, as transformers' is timed after its load."""
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import time
+
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM, LlamaForSequenceClassification
+
+
+def ids_of(first, dna, close, oov, seq):
+    seq = seq + "A" * (-len(seq) % 6)
+    out = [dna]
+    for i in range(0, len(seq), 6):
+        index = 0
+        for c in seq[i:i + 6]:
+            index = index * 4 + "ATCG".index(c)
+        out.append(first + index)
+    return out + [close]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--preset", default="carbon-500m")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--count", type=int, default=64)
+    ap.add_argument("--lengths", default="200,1000")
+    ap.add_argument("--batch", type=int, default=16)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    os.makedirs(a.work, exist_ok=True)
+    lm = os.path.join(a.work, a.preset)
+    if not os.path.exists(os.path.join(lm, "config.json")):
+        subprocess.run([a.cli, "make-test-model", "--preset", a.preset, "--out", lm], check=True)
+    run_dir = os.path.join(a.work, f"{a.preset}-predictor")
+    best = os.path.join(run_dir, "best_model")
+    if not os.path.exists(os.path.join(best, "config.json")):
+        cfg = LlamaConfig.from_pretrained(lm)
+        cfg.architectures = ["LlamaForSequenceClassification"]
+        cfg.num_labels = 3
+        cfg.id2label = {0: "K562_scaled", 1: "HepG2_scaled", 2: "SKNSH_scaled"}
+        cfg.label2id = {v: k for k, v in cfg.id2label.items()}
+        cfg.problem_type = "regression"
+        cfg.pad_token_id = cfg.eos_token_id
+        model = LlamaForSequenceClassification(cfg).to(torch.bfloat16)
+        model.model.load_state_dict(LlamaForCausalLM.from_pretrained(lm, dtype=torch.bfloat16).model.state_dict())
+        model.save_pretrained(best)
+        for f in os.listdir(lm):
+            if f.startswith("tokenizer") or f == "special_tokens_map.json":
+                shutil.copy(os.path.join(lm, f), best)
+        with open(os.path.join(run_dir, "run_config.json"), "w") as f:
+            json.dump({"dna_mode": "auto_dna_tags", "rc_eval_average": True, "max_length": 1024,
+                       "label_transform": {t: {"center": 0.0, "scale": 1.0} for t in ("K562", "HepG2", "SKNSH")}}, f)
+    with open(os.path.join(best, "tokenizer_config.json")) as f:
+        by = {v["content"]: int(k) for k, v in json.load(f)["added_tokens_decoder"].items()}
+    dna, close, oov = by["<dna>"], by["</dna>"], by["<oov>"]
+    rng = random.Random(1)
+    for length in [int(x) for x in a.lengths.split(",")]:
+        seqs = ["".join(rng.choice("ACGT") for _ in range(length)) for _ in range(a.count)]
+        fasta = os.path.join(a.work, f"seqs-{length}.fa")
+        with open(fasta, "w") as f:
+            for i, s in enumerate(seqs):
+                f.write(f">s{i}\n{s}\n")
+        out = os.path.join(a.work, f"pred-{length}.tsv")
+
+        def engine(path):
+            t0 = time.perf_counter()
+            subprocess.run([a.cli, "predict", "--model", best, "--in", path, "--out", out, "--backend", "cpu", "--threads",
+                            str(a.threads), "--batch", str(a.batch), "--quiet"], check=True)
+            return time.perf_counter() - t0
+
+        # The process start and model load, measured with one sequence, are taken off: transformers'
+        # time below starts after its load too.
+        one = os.path.join(a.work, f"one-{length}.fa")
+        with open(one, "w") as f:
+            f.write(f">s0\n{seqs[0]}\n")
+        load_s = engine(one)
+        total_s = engine(fasta)
+        engine_s = max(1e-9, total_s - load_s) * a.count / max(1, a.count - 1)
+        peers = {}
+        for dtype in (torch.bfloat16, torch.float32):
+            model = LlamaForSequenceClassification.from_pretrained(best, dtype=dtype).eval()
+            pad = model.config.pad_token_id
+            t0 = time.perf_counter()
+            with torch.no_grad():
+                for strand in (seqs, [s.translate(str.maketrans("ACGT", "TGCA"))[::-1] for s in seqs]):
+                    for b in range(0, len(strand), a.batch):
+                        batch = [ids_of(oov + 1, dna, close, oov, s) for s in strand[b:b + a.batch]]
+                        width = max(len(x) for x in batch)
+                        ids = torch.tensor([x + [pad] * (width - len(x)) for x in batch])
+                        mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in batch])
+                        model(input_ids=ids, attention_mask=mask)
+            peers[str(dtype).replace("torch.", "")] = time.perf_counter() - t0
+            del model
+        best_peer = min(peers.values())
+        print(json.dumps({"length": length, "sequences": a.count, "threads": a.threads, "batch": a.batch,
+                          "engine_seq_per_s": round(a.count / engine_s, 2),
+                          "engine_seconds": round(engine_s, 2), "engine_seconds_incl_load": round(total_s, 2),
+                          "transformers_seq_per_s": {k: round(a.count / v, 2) for k, v in peers.items()},
+                          "speedup_vs_best_transformers": round(best_peer / engine_s, 2)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
