@@ -64,6 +64,27 @@ def dna_ids(model_dir):
     return by_content["<dna>"], by_content["</dna>"], by_content["<oov>"], by_content["<oov>"] + 1
 
 
+def dna_sequence_ids(model_dir, seq):
+    """<dna>SEQUENCE</dna> as the HybridDNATokenizer encodes it, written independently of the engine
+    for reference runs: upper-cased, 6-mers in A, T, C, G order (carbon-spec: <dna>ATCGA pads to
+    ATCGAA = first 6-mer + 432), a 6-mer holding any other character is <oov>, the last block
+    right-padded with A."""
+    dna, close, oov, first = dna_ids(model_dir)
+    seq = seq.strip().upper()
+    seq += "A" * (-len(seq) % 6)
+    out = [dna]
+    for i in range(0, len(seq), 6):
+        six = seq[i:i + 6]
+        if any(c not in "ATCG" for c in six):
+            out.append(oov)
+        else:
+            index = 0
+            for c in six:
+                index = index * 4 + "ATCG".index(c)
+            out.append(first + index)
+    return out + [close]
+
+
 def run_limited(cmd, timeout=60, mem_mb=2048, **kw):
     """Runs a command under an address-space limit and a timeout (the adversarial corpora: no
     case may hang or take all memory); returns the CompletedProcess whatever its status. A case

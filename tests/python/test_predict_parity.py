@@ -29,7 +29,7 @@ import random
 import shutil
 import sys
 
-from carbon_testlib import bin_path, dna_ids, require_modules, run, run_limited, work_dir
+from carbon_testlib import bin_path, dna_ids, dna_sequence_ids, require_modules, run, run_limited, work_dir
 
 require_modules("torch", "transformers", "numpy", "safetensors")
 import numpy as np  # noqa: E402
@@ -40,7 +40,6 @@ torch.set_num_threads(max(1, os.cpu_count() or 1))
 FAILURES = []
 CLI = bin_path("carbon-cli")
 BACKEND = os.environ.get("CARBON_PREDICT_BACKEND", "cpu")
-ORDER = "ATCG"  # the HybridDNATokenizer's 6-mer order (carbon-spec: <dna>ATCGA pads to ATCGAA = first + 432)
 TARGETS = ["K562", "HepG2", "SKNSH"]
 TRANSFORM = {"K562": (0.31, 1.7), "HepG2": (-0.2, 0.9), "SKNSH": (1.1, 2.3)}
 
@@ -49,23 +48,6 @@ def check(cond, what):
     if not cond:
         FAILURES.append(what)
         print("FAIL:", what, file=sys.stderr)
-
-
-def ids_of(model_dir, seq):
-    dna, close, oov, first = dna_ids(model_dir)
-    seq = seq.strip().upper()
-    seq += "A" * (-len(seq) % 6)
-    out = [dna]
-    for i in range(0, len(seq), 6):
-        six = seq[i:i + 6]
-        if any(c not in ORDER for c in six):
-            out.append(oov)
-        else:
-            index = 0
-            for c in six:
-                index = index * 4 + ORDER.index(c)
-            out.append(first + index)
-    return out + [close]
 
 
 def reverse_complement(seq):
@@ -113,7 +95,7 @@ def reference(best, seqs, dtype):
     def predict(texts):
         rows = []
         for b in range(0, len(texts), 5):
-            batch = [ids_of(best, s) for s in texts[b:b + 5]]
+            batch = [dna_sequence_ids(best, s) for s in texts[b:b + 5]]
             width = max(len(x) for x in batch)
             ids = torch.tensor([x + [pad] * (width - len(x)) for x in batch])
             mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in batch])

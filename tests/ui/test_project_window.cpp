@@ -391,6 +391,7 @@ private slots:
         w.setNextFileAnswer(outFa);
         menuAction(w, QStringLiteral("Selected Designs as &FASTA…"))->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(exported.count() > 0, 20000);
+        QVERIFY(exported.last().at(1).toStringList().isEmpty());  // nothing had to change to fit FASTA
         QFile out(outFa);
         QVERIFY(out.open(QIODevice::ReadOnly));
         const QByteArray text = out.readAll();

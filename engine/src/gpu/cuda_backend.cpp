@@ -519,10 +519,10 @@ void CudaBackend::queue_step(const Step& s) {
     });
     dev_->copy_to_host(bad_ids_host_.as<int>(), bad_ids_.get(), sizeof(int), stream_);
     if (s.head == Head::None) return;
-    // The head writes the selected rows' logits to logits_ (device). Nothing is synchronized here.
+    // The head writes the selected rows' logits (Head::Hidden: the rows themselves) to logits_
+    // (device). Nothing is synchronized here.
     const std::vector<std::size_t>& rows = s.rows;
     const int R = int(rows.size());
-    const DeviceTensor& hm = s.head == Head::Dna ? w_->dna_head() : w_->lm_head();  // (unused for Head::Hidden)
     // Selected rows, copied in runs of consecutive rows (an item's every position is one run): of
     // xn, already normalized, on the decode path; of h, normalized next, otherwise.
     const float* src = decode ? xn : h;
@@ -544,6 +544,7 @@ void CudaBackend::queue_step(const Step& s) {
         dev_->copy_on_device(logits_.as<float>(), sel_.as<float>(), std::size_t(R) * std::size_t(H_) * 4, stream_);
         return;
     }
+    const DeviceTensor& hm = s.head == Head::Dna ? w_->dna_head() : w_->lm_head();
     if (decode) {
         gemv_linear(sel_.as<float>(), R, hm, logits_.as<float>());
         return;
