@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what only the tests need: debootstrap (the bare-root check of the README's first
 # command), Boost.Context (the kernels' host execution layer), and the Python reference packages
-# (transformers, torch, tokenizers, safetensors, numpy; Biopython and pyjaspar's copy of the JASPAR
+# (transformers, torch, tokenizers, safetensors, numpy; scikit-learn for fitted predictors; Biopython and pyjaspar's copy of the JASPAR
 # database for the motif scanner; Ray for carbon-cluster's cluster test) into a virtual environment at build/venv, which sees the
 # system's site-packages so already-installed copies are reused. Prints the venv's python on
 # stdout; everything else goes to stderr.
@@ -36,9 +36,11 @@ fi
 # its CUDA libraries).
 # ray: carbon-cluster's local 3-node cluster test (2.60 binds its servers to the node address,
 # so a cluster on 127.0.0.1 listens nowhere else).
-REQS=("torch>=2.4" "transformers>=4.56" "tokenizers>=0.21" "safetensors>=0.4" numpy "biopython>=1.80" "pyjaspar>=3.0" "ray>=2.60")
+# scikit-learn (and scipy, which it brings): the reference for predictors fitted to measurements.
+REQS=("torch>=2.4" "transformers>=4.56" "tokenizers>=0.21" "safetensors>=0.4" numpy "biopython>=1.80" "pyjaspar>=3.0" "ray>=2.60"
+      "scikit-learn>=1.3")
 WHEELS="${CARBON_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/carbon-studio/wheels}"
-if ! "$VENV/bin/python" -c "import torch, transformers, tokenizers, safetensors, numpy, Bio, pyjaspar, ray" >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c "import torch, transformers, tokenizers, safetensors, numpy, Bio, pyjaspar, ray, sklearn, scipy" >/dev/null 2>&1; then
   pip=("$VENV/bin/python" -m pip --disable-pip-version-check)
   mkdir -p "$WHEELS"
   if "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "${REQS[@]}" >/dev/null 2>&1; then

@@ -1,10 +1,12 @@
-// carbon-cli predict: activity predicted by a sequence-regression checkpoint (Carbon's fine-tuning
-// recipes) for each record of a FASTA file (carbon/predict/regressor.h).
+// carbon-cli predict: activity predicted for each record of a FASTA file by a sequence-regression
+// checkpoint (Carbon's fine-tuning recipes, carbon/predict/regressor.h) or by a predictor fitted to
+// the user's measurements on a model's embeddings (--predictor, carbon/predict/probe.h).
 #include <chrono>
 #include <cstdio>
 #include <optional>
 #include <sstream>
 
+#include "carbon/predict/probe.h"
 #include "carbon/predict/regressor.h"
 #include "carbon/support/output_file.h"
 #include "carbon/support/visible_text.h"
@@ -17,8 +19,11 @@ namespace carbon::cli {
 
 namespace {
 
-const char* kPredictUsage = R"(usage: carbon-cli predict --model DIR --in FILE.fasta [--out FILE.tsv] [--batch N]
-             [--backend auto|cpu|cuda] [--threads N] [--quiet]
+const char* kPredictUsage = R"(usage: carbon-cli predict --model DIR [--predictor FILE.json] --in FILE.fasta [--out FILE.tsv]
+             [--batch N] [--backend auto|cpu|cuda] [--threads N] [--quiet]
+  With --predictor, DIR is the model the predictor was fitted on (carbon-cli predictor fit; any
+  other model is refused) and each value is in the table's units, its held-out accuracy in the
+  '##output' lines. Without it:
   DIR is a sequence-regression checkpoint of Carbon's fine-tuning recipes (LlamaForSequenceClassification,
   problem_type regression). Its run_config.json, in DIR or the folder above it, is followed: the
   DNA tag mode, reverse-complement averaging and the label transform, so values are in the
@@ -30,15 +35,22 @@ const char* kPredictUsage = R"(usage: carbon-cli predict --model DIR --in FILE.f
 
 int cmd_predict(const std::vector<std::string>& argv) {
     if (wants_help(argv, kPredictUsage)) return 0;
-    Args a(argv, {"model", "in", "out", "batch", "backend", "threads"}, {"quiet"});
+    Args a(argv, {"model", "predictor", "in", "out", "batch", "backend", "threads"}, {"quiet"});
     const std::string in = a.required("in");
     const std::vector<FastaRecord> recs = read_fasta(in);
     const size_t batch = size_t(a.integer("batch", 16, 1, 4096));
     std::optional<OutputFile> out_file;
     if (auto p = a.get("out")) out_file.emplace(*p);  // a wrong --out is refused before the model loads
+    std::optional<Probe> probe;
+    if (auto p = a.get("predictor")) probe = read_probe_file(*p);
 
     auto m = load_model_from_args(a);
-    SequenceRegressor predictor(*m);
+    std::optional<SequenceRegressor> regressor;
+    std::optional<ProbePredictor> fitted;
+    if (probe)
+        fitted.emplace(*m, std::move(*probe));
+    else
+        regressor.emplace(*m);
     std::vector<std::string> sequences, names;
     for (const FastaRecord& r : recs) {
         sequences.push_back(r.sequence);
@@ -46,26 +58,36 @@ int cmd_predict(const std::vector<std::string>& argv) {
     }
     ProgressPrinter progress(a.flag("quiet"));
     const auto t0 = std::chrono::steady_clock::now();
-    const Predictions p = predictor.predict(sequences, names, batch, [&](size_t done, size_t total) {
+    const PredictProgress report = [&](size_t done, size_t total) {
         progress.update(double(done), double(total), "sequences",
                         double(done) / std::max(1e-9, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
         return true;
-    });
+    };
+    const Predictions p = fitted ? fitted->predict(sequences, names, batch, report) : regressor->predict(sequences, names, batch, report);
     progress.finish();
 
     std::ostringstream os;
-    const RegressionRecipe& r = predictor.recipe();
     os << "##carbon-cli predict " << CARBON_VERSION << "\n##model=" << m->checkpoint().dir().string() << "\n##backend="
-       << m->backend().describe() << "\n##recipe="
-       << (r.file.empty() ? std::string("none (no run_config.json beside the checkpoint: outputs as the head gives them, <dna>SEQUENCE</dna>, forward strand only)")
-                          : r.file.string() + " (dna_mode " + r.dna_mode + (r.rc_average ? ", reverse-complement averaged" : "") + ")")
-       << "\n";
-    for (size_t j = 0; j < p.outputs.size(); ++j)
-        os << "##output=" << p.outputs[j] << ": "
-           << (p.measured_units[j] ? "in the measured units (the recipe's label transform undone)" : "as the head gives it (scaled units)")
+       << m->backend().describe() << "\n";
+    if (fitted) {
+        const Probe& pr = fitted->probe();
+        os << "##predictor=" << *a.get("predictor") << " (fitted " << pr.created << " to " << pr.table_path << ", " << pr.table_hash
+           << "; " << pr.embedding.describe() << ")\n";
+        for (size_t j = 0; j < p.outputs.size(); ++j)
+            os << "##output=" << visible_text(p.outputs[j]) << ": in the table's units; " << p.held_out[j] << "\n";
+    } else {
+        const RegressionRecipe& r = regressor->recipe();
+        os << "##recipe="
+           << (r.file.empty() ? std::string("none (no run_config.json beside the checkpoint: outputs as the head gives them, <dna>SEQUENCE</dna>, forward strand only)")
+                              : r.file.string() + " (dna_mode " + r.dna_mode + (r.rc_average ? ", reverse-complement averaged" : "") + ")")
            << "\n";
+        for (size_t j = 0; j < p.outputs.size(); ++j)
+            os << "##output=" << p.outputs[j] << ": "
+               << (p.measured_units[j] ? "in the measured units (the recipe's label transform undone)" : "as the head gives it (scaled units)")
+               << "; held-out accuracy not known (the checkpoint does not carry it)\n";
+    }
     os << "name\tlength";
-    for (const std::string& o : p.outputs) os << '\t' << o;
+    for (const std::string& o : p.outputs) os << '\t' << visible_text(o);
     os << '\n';
     for (size_t i = 0; i < recs.size(); ++i) {
         os << visible_text(recs[i].name) << '\t' << recs[i].sequence.size();

@@ -39,7 +39,10 @@ usage:
   carbon-cli score --model DIR --in FILE.fasta [--json] [--tracks OUT.tsv] [--tags T1,T2] [--window N] [--yarn F]
   carbon-cli variant --model DIR --in FILE.fasta --pos P [--ref B] --alt B [--window BP] [--rc]
   carbon-cli ism --model DIR --in FILE.fasta --region START-END [--exact] --out FILE.tsv
-  carbon-cli predict --model DIR --in FILE.fasta [--out FILE.tsv]   (a fine-tuned activity predictor)
+  carbon-cli predict --model DIR [--predictor FILE.json] --in FILE.fasta [--out FILE.tsv]
+             (a fine-tuned activity predictor, or one fitted with predictor fit)
+  carbon-cli predictor fit --model DIR --table MEASURED.tsv [--sequences FILE.fasta] --out PREDICTOR.json
+             (fits a predictor to your measurements; reports its held-out accuracy)
   carbon-cli vep --model DIR --reference GENOME.fa[.gz] --vcf VARIANTS.vcf[.gz]|.bcf --out SCORES.tsv
              [--window BP] [--rc] [--regions CHR:FROM-TO,...] [--resume]   (a whole VCF, in input order)
              (each of these: carbon-cli COMMAND --help)
@@ -192,6 +195,7 @@ int main(int argc, char** argv) {
         if (cmd == "variant") return cmd_variant(args);
         if (cmd == "ism") return cmd_ism(args);
         if (cmd == "predict") return cmd_predict(args);
+        if (cmd == "predictor") return cmd_predictor(args);
         if (cmd == "vep") return cmd_vep(args);
         if (cmd == "project") return cmd_project(args);
         if (cmd == "models") return cmd_models(args);

@@ -157,6 +157,7 @@ Predictions SequenceRegressor::predict(std::span<const std::string> sequences, s
     for (size_t j = 0; j < n_out; ++j) {
         p.outputs.push_back(recipe_.unscale[j] ? recipe_.unscale[j]->target : c.labels[j]);
         p.measured_units.push_back(bool(recipe_.unscale[j]));
+        p.held_out.emplace_back();  // the checkpoint carries no held-out figures
     }
     // Every input tokenized (and checked) before the first forward pass.
     const size_t views = recipe_.rc_average ? 2 : 1;

@@ -58,6 +58,8 @@ struct Predictions {
     std::vector<std::string> outputs;          // one name per output: the target (unscaled) or the label
     std::vector<bool> measured_units;          // per output: unscaled by the recipe's label_transform
     std::vector<std::vector<double>> values;   // [sequence][output]
+    std::vector<std::string> held_out;         // per output: its accuracy on held-out data, shown beside
+                                               // its values ("" when the predictor does not know it)
     bool cancelled = false;
 };
 
