@@ -13,13 +13,14 @@
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"
+#include "cli_project.h"
 #include "commands.h"
 
 namespace carbon::cli {
 
 namespace {
 
-const char* kPredictUsage = R"(usage: carbon-cli predict --model DIR [--predictor FILE.json] --in FILE.fasta [--out FILE.tsv]
+const char* kPredictUsage = R"(usage: carbon-cli predict --model DIR [--predictor FILE.json | --project FILE --predictor NAME] --in FILE.fasta [--out FILE.tsv]
              [--batch N] [--backend auto|cpu|cuda] [--threads N] [--quiet]
   With --predictor, DIR is the model the predictor was fitted on (carbon-cli predictor fit; any
   other model is refused) and each value is in the table's units, its held-out accuracy in the
@@ -35,14 +36,15 @@ const char* kPredictUsage = R"(usage: carbon-cli predict --model DIR [--predicto
 
 int cmd_predict(const std::vector<std::string>& argv) {
     if (wants_help(argv, kPredictUsage)) return 0;
-    Args a(argv, {"model", "predictor", "in", "out", "batch", "backend", "threads"}, {"quiet"});
+    Args a(argv, {"model", "predictor", "project", "in", "out", "batch", "backend", "threads"}, {"quiet"});
     const std::string in = a.required("in");
     const std::vector<FastaRecord> recs = read_fasta(in);
     const size_t batch = size_t(a.integer("batch", 16, 1, 4096));
     std::optional<OutputFile> out_file;
     if (auto p = a.get("out")) out_file.emplace(*p);  // a wrong --out is refused before the model loads
     std::optional<Probe> probe;
-    if (auto p = a.get("predictor")) probe = read_probe_file(*p);
+    if (a.get("project") && !a.get("predictor")) throw Error("--project FILE needs --predictor NAME (a predictor stored in it)");
+    if (auto p = a.get("predictor")) probe = a.get("project") ? project_predictor(*a.get("project"), *p) : read_probe_file(*p);
 
     auto m = load_model_from_args(a);
     std::optional<SequenceRegressor> regressor;
@@ -71,7 +73,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
        << m->backend().describe() << "\n";
     if (fitted) {
         const Probe& pr = fitted->probe();
-        os << "##predictor=" << *a.get("predictor") << " (fitted " << pr.created << " to " << pr.table_path << ", " << pr.table_hash
+        os << "##predictor=" << (a.get("project") ? "'" + *a.get("predictor") + "' in " + *a.get("project") : *a.get("predictor")) << " (fitted " << pr.created << " to " << pr.table_path << ", " << pr.table_hash
            << "; " << pr.embedding.describe() << ")\n";
         for (size_t j = 0; j < p.outputs.size(); ++j)
             os << "##output=" << visible_text(p.outputs[j]) << ": in the table's units; " << p.held_out[j] << "\n";

@@ -22,6 +22,7 @@ int cmd_predictor(const std::vector<std::string>&) {
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -34,13 +35,15 @@ int cmd_predictor(const std::vector<std::string>&) {
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"
+#include "cli_project.h"
 
 namespace carbon::cli {
 
 namespace {
 
 const char* kPredictorUsage = R"(usage: carbon-cli predictor fit --model DIR --table FILE.tsv|FILE.csv [--sequences FILE.fasta]
-             --out PREDICTOR.json [--embedding both|dna-end|dna-mean] [--strands forward|average]
+             (--out PREDICTOR.json | --project FILE [--name NAME] [--project-wait S])
+             [--embedding both|dna-end|dna-mean] [--strands forward|average]
              [--folds K] [--seed S] [--batch N] [--cv-out FILE.tsv] [--embeddings-out FILE.npy]
              [--backend auto|cpu|cuda] [--threads N] [--quiet]
   Fits a predictor of the table's measurements to frozen embeddings of DIR's model: ridge
@@ -52,6 +55,8 @@ const char* kPredictorUsage = R"(usage: carbon-cli predictor fit --model DIR --t
   --embedding: the final hidden state at </dna> (dna-end), its mean over the DNA tokens
   (dna-mean) or both side by side (default); --strands average: with the reverse complement's.
   --out: the predictor (JSON: the fit and its provenance), for carbon-cli predict --predictor.
+  --project: stores it in the project under --name (default: the table's file name without its
+  extension), for carbon-cli predict --project FILE --predictor NAME and the application.
   --cv-out: each measured sequence's held-out prediction (name, condition, fold, measured,
   predicted). --embeddings-out: the embeddings fitted to, as a NumPy float64 array [rows, width].
 )";
@@ -73,9 +78,16 @@ void write_npy(OutputFile& out, const Embeddings& e, size_t rows) {
 
 int predictor_fit(const std::vector<std::string>& argv) {
     Args a(argv, {"model", "table", "sequences", "out", "embedding", "strands", "folds", "seed", "batch", "cv-out", "embeddings-out",
-                  "backend", "threads"},
+                  "backend", "threads", "project", "project-wait", "name"},
            {"quiet"});
     const std::string table_path = a.required("table");
+    const std::optional<ProjectTarget> project = project_target(a);
+    if (!project && !a.get("out")) throw Error("predictor fit: give --out PREDICTOR.json, --project FILE, or both");
+    if (!project && a.get("name")) throw Error("--name names the predictor in --project FILE");
+    const std::string stored_name = a.get_or("name", std::filesystem::path(table_path).stem().string());
+    if (stored_name.empty() || stored_name.size() > 200) throw Error("--name: a predictor's name is 1 to 200 bytes");
+    if (project && std::filesystem::exists(project->path) && project_has_predictor(project->path, stored_name))
+        throw Error(project->path + ": already holds a predictor named '" + stored_name + "'; choose another with --name");
     EmbeddingRecipe recipe;
     recipe.pool = EmbeddingRecipe::parse_pool(a.get_or("embedding", "both"), "--embedding");
     recipe.rc_average = EmbeddingRecipe::parse_strands(a.get_or("strands", "forward"), "--strands");
@@ -107,8 +119,8 @@ int predictor_fit(const std::vector<std::string>& argv) {
         if (r.sequence.empty())
             throw Error(table_path + ":" + std::to_string(r.line) + ": '" + visible_text(r.name, 80) +
                         "' has no sequence in the table; give the FASTA file that holds it with --sequences");
-    OutputFile out(a.required("out"));
-    std::optional<OutputFile> cv_out, npy_out;
+    std::optional<OutputFile> out, cv_out, npy_out;
+    if (auto p = a.get("out")) out.emplace(*p);
     if (auto p = a.get("cv-out")) cv_out.emplace(*p);
     if (auto p = a.get("embeddings-out")) npy_out.emplace(*p);
 
@@ -155,8 +167,10 @@ int predictor_fit(const std::vector<std::string>& argv) {
         });
         progress.finish();
     }
-    out.stream() << probe_to_json(*probe);
-    out.commit();
+    if (out) {
+        out->stream() << probe_to_json(*probe);
+        out->commit();
+    }
     if (cv_out) {
         std::ostream& os = cv_out->stream();
         os << "name\tcondition\tfold\tmeasured\tpredicted\n";
@@ -170,7 +184,9 @@ int predictor_fit(const std::vector<std::string>& argv) {
         write_npy(*npy_out, emb, sequences.size());
         npy_out->commit();
     }
-    std::printf("predictor: %s (%zu sequences, %zu condition%s; %s; model %s)\n", out.path().c_str(), sequences.size(),
+    if (project) store_predictor(*project, *probe, stored_name, out ? "the predictor is in " + out->path() : std::string());
+    const std::string where = out ? out->path() : "'" + stored_name + "' in " + project->path;
+    std::printf("predictor: %s (%zu sequences, %zu condition%s; %s; model %s)\n", where.c_str(), sequences.size(),
                 probe->conditions.size(), probe->conditions.size() == 1 ? "" : "s", recipe.describe().c_str(), probe->model_path.c_str());
     for (size_t c = 0; c < probe->conditions.size(); ++c) {
         const ProbeCondition& k = probe->conditions[c];

@@ -120,6 +120,15 @@ int project_list(const std::string& path) {
                     d.design_logp, d.ranking_logp);
     std::printf("variants: %lld, tracks: %lld, vep rows: %lld\n", static_cast<long long>(p->count("variants")),
                 static_cast<long long>(p->count("tracks")), static_cast<long long>(p->count("vep_results")));
+    const auto predictors = p->list_predictors();
+    std::printf("predictors: %zu\n", predictors.size());
+    for (const auto& pr : predictors) {
+        std::string conditions;
+        for (const std::string& c : pr.conditions) conditions += (conditions.empty() ? "" : ",") + visible_text(c);
+        std::printf("  %lld\t%s\t%s\t%s\tconditions %s\ttable %s\tmodel %s\n", static_cast<long long>(pr.id), visible_text(pr.name).c_str(),
+                    visible_text(pr.kind).c_str(), visible_text(pr.created).c_str(), conditions.c_str(), visible_text(pr.table_path).c_str(),
+                    visible_text(pr.model_path).c_str());
+    }
     return 0;
 }
 
@@ -175,7 +184,8 @@ int project_import(const std::string& path, const std::vector<std::string>& rest
             report.push_back(*recover + ": stored " + std::to_string(m.run_ids.size()) + " run(s) (" + (runs.empty() ? "none" : "ids " + runs) +
                              "), " + std::to_string(m.designs) + " design(s), " + std::to_string(m.sequences_added) + " new sequence(s) (" +
                              std::to_string(m.sequences_reused) + " already there), " + std::to_string(m.tracks) + " track(s), " +
-                             std::to_string(m.variants) + " variant(s), " + std::to_string(m.vep_rows) + " vep row(s) in " + path);
+                             std::to_string(m.variants) + " variant(s), " + std::to_string(m.vep_rows) + " vep row(s), " +
+                             std::to_string(m.predictors) + " predictor(s) in " + path);
         }
         t.commit();
     } catch (const std::exception& e) {

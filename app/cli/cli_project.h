@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "carbon/model.h"
+#include "carbon/predict/probe.h"
 #include "carbon/runs/generation_run.h"
 #include "carbon/runs/named_sequence.h"
 #include "carbon/runs/run_settings.h"
@@ -55,5 +56,12 @@ void store_variant(const ProjectTarget& project, const Model& model, const Named
 void store_vep(const ProjectTarget& project, const Model& model, const std::string& tsv);
 void store_ism(const ProjectTarget& project, const Model& model, const NamedSequence& record, const IsmResult& result,
                const RunSettings& settings, const std::string& elsewhere);
+// A fitted predictor under `name` (refused when the project has one of that name), kept in a
+// recovery project like a run when the project cannot take it.
+void store_predictor(const ProjectTarget& project, const Probe& probe, const std::string& name, const std::string& elsewhere);
+// The predictor named `name` in the project at `path` (opened read-only); Error listing the
+// project's predictors when it has none of that name.
+Probe project_predictor(const std::string& path, const std::string& name);
+bool project_has_predictor(const std::string& path, const std::string& name);
 
 }  // namespace carbon::cli

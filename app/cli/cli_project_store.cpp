@@ -30,6 +30,9 @@ void store_ism(const ProjectTarget&, const Model&, const NamedSequence&, const I
     no_storage();
 }
 void store_vep(const ProjectTarget&, const Model&, const std::string&) { no_storage(); }
+void store_predictor(const ProjectTarget&, const Probe&, const std::string&, const std::string&) { no_storage(); }
+Probe project_predictor(const std::string&, const std::string&) { no_storage(); }
+bool project_has_predictor(const std::string&, const std::string&) { no_storage(); }
 
 }  // namespace carbon::cli
 
@@ -42,6 +45,7 @@ void store_vep(const ProjectTarget&, const Model&, const std::string&) { no_stor
 #include <cstring>
 #include <filesystem>
 
+#include "carbon/runs/predictor_records.h"
 #include "carbon/runs/run_records.h"
 #include "carbon/runs/run_writers.h"
 #include "carbon/runs/vep_run.h"
@@ -157,6 +161,25 @@ void store_vep(const ProjectTarget& project, const Model& model, const std::stri
     }, notes, "the variant effects are in " + tsv);
     std::fprintf(stderr, "stored run %lld with %lld variant effect row(s) of %s in %s\n", static_cast<long long>(stored.run_id),
                  static_cast<long long>(stored.rows), tsv.c_str(), project.path.c_str());
+}
+
+void store_predictor(const ProjectTarget& project, const Probe& probe, const std::string& name, const std::string& elsewhere) {
+    std::vector<std::string> notes;
+    int64_t id = 0;
+    store(project, "predictor", [&](st::Project& p) { id = p.add_predictor(runs::predictor_record(probe, name)); }, notes, elsewhere);
+    std::fprintf(stderr, "stored predictor '%s' (id %lld) in %s\n", name.c_str(), static_cast<long long>(id), project.path.c_str());
+}
+
+bool project_has_predictor(const std::string& path, const std::string& name) {
+    return st::Project::open(path, read_only_options())->find_predictor(name).has_value();
+}
+
+Probe project_predictor(const std::string& path, const std::string& name) {
+    auto p = st::Project::open(path, read_only_options());
+    if (auto rec = p->find_predictor(name)) return runs::probe_of(*rec, path);
+    std::string names;
+    for (const st::PredictorRecord& r : p->list_predictors()) names += (names.empty() ? "" : ", ") + ("'" + r.name + "'");
+    throw Error(path + ": no predictor named '" + name + "' (" + (names.empty() ? "the project has none" : "it has " + names) + ")");
 }
 
 }  // namespace carbon::cli

@@ -161,6 +161,13 @@ MergeResult merge_project(Project& into, Project& from) {
         });
         flush();
     }
+    for (PredictorRecord pr : from.list_predictors(true)) {
+        const std::string base = pr.name;
+        for (int k = 1; into.find_predictor(pr.name); ++k)
+            pr.name = base.substr(0, 180) + " (recovered" + (k > 1 ? " " + std::to_string(k) : std::string()) + ")";
+        into.add_predictor(pr);
+        ++r.predictors;
+    }
     t.commit();
     return r;
 }

@@ -156,6 +156,23 @@ ALTER TABLE designs ADD COLUMN specificity REAL;
     R"sql(
 ALTER TABLE sequences ADD COLUMN header TEXT NOT NULL DEFAULT '{}' CHECK(json_valid(header));
 )sql",
+    // 6 -> 7: activity predictors fitted to the user's measurements (carbon/predict/probe.h), by
+    // name: the model they were fitted on (path and fingerprint), the measurement table's path and
+    // hash, the conditions they predict (a JSON list, for listing) and the whole fit with its
+    // provenance and held-out figures as the predictor file's JSON (`definition`).
+    R"sql(
+CREATE TABLE predictors(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE CHECK(length(name) BETWEEN 1 AND 200),
+  kind TEXT NOT NULL CHECK(kind IN ('fitted')),
+  created TEXT NOT NULL,
+  model_path TEXT NOT NULL,
+  model_fingerprint TEXT NOT NULL,
+  table_path TEXT NOT NULL DEFAULT '',
+  table_hash TEXT NOT NULL DEFAULT '',
+  conditions TEXT NOT NULL CHECK(json_valid(conditions)),
+  definition TEXT NOT NULL CHECK(json_valid(definition)));
+)sql",
 };
 
 void exec(sqlite3* db, const std::string& sql, const std::string& what) {
@@ -231,6 +248,11 @@ void create_read_compat_views(sqlite3* db, int version) {
              "reading a schema " + std::to_string(version) + " project");
     if (version < 5)
         exec(db, "CREATE TEMP VIEW features(id, sequence_id, ord, key, location, qualifiers) AS SELECT 0, 0, 0, '', '', '[]' WHERE 0",
+             "reading a schema " + std::to_string(version) + " project");
+    if (version < 7)
+        exec(db,
+             "CREATE TEMP VIEW predictors(id, name, kind, created, model_path, model_fingerprint, table_path, table_hash, conditions, "
+             "definition) AS SELECT 0, '', 'fitted', '', '', '', '', '', '[]', '{}' WHERE 0",
              "reading a schema " + std::to_string(version) + " project");
 }
 

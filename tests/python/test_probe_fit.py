@@ -14,12 +14,15 @@
   held-out accuracy is reported, with missing values and standard-error columns;
 - predict --predictor: the values the stored fit gives our embeddings, the held-out figures beside
   them, and another model refused;
+- in a project (--project, --name): listed, predicting as the file does, a second of the same name
+  refused with the project unchanged, an unknown name refused listing the names;
 - bad input refused with FILE:LINE and the reason, nothing written to --out: NaN, an unknown name,
   a duplicate name, a ragged row, fewer sequences than folds, a sequence longer than the context,
   and a predictor file whose sizes do not agree."""
 import json
 import os
 import random
+import subprocess
 import sys
 
 from carbon_testlib import bin_path, dna_sequence_ids, require_modules, run, work_dir
@@ -150,7 +153,6 @@ def refused(d, model, name, text, expect, extra=(), fasta=None):
     cmd = [CLI, "predictor", "fit", "--model", model, "--table", table, "--out", out, "--backend", "cpu", "--quiet", *extra]
     if fasta:
         cmd += ["--sequences", fasta]
-    import subprocess
     p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
     msg = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
     ok = p.returncode == 1 and all(e in p.stderr for e in expect) and not os.path.exists(out) and not os.path.exists(out + ".partial")
@@ -236,7 +238,6 @@ def main():
         e = rel_err(got, expect)
         check(e <= 1e-7, f"predict --predictor {c['name']}: differs from the stored fit by {e:.2e}")
         check(f"##output={c['name']}: in the table's units; held-out Pearson r" in text, f"no held-out figures for {c['name']}: {text[:600]}")
-    import subprocess
     p = subprocess.run([CLI, "predict", "--model", other, "--predictor", os.path.join(d, "predictor-both.json"), "--in", qfa, "--out",
                         os.path.join(d, "pred-other.tsv"), "--backend", "cpu", "--quiet"], capture_output=True, text=True)
     check(p.returncode == 1 and "fitted on the model at" in p.stderr and not os.path.exists(os.path.join(d, "pred-other.tsv")),
@@ -250,6 +251,30 @@ def main():
     p = subprocess.run([CLI, "predict", "--model", model, "--predictor", bad_path, "--in", qfa, "--out", os.path.join(d, "pred-bad.tsv"),
                         "--backend", "cpu", "--quiet"], capture_output=True, text=True)
     check(p.returncode == 1 and "conditions[0].coef" in p.stderr and "entries" in p.stderr, f"a short coef list: {p.returncode} {p.stderr[-300:]}")
+
+    # In a project: stored by name with its provenance, listed, predicting exactly as the file does.
+    project = os.path.join(d, "lab.carbon")
+    for ext in ("", "-wal", "-shm"):
+        if os.path.exists(project + ext):
+            os.remove(project + ext)
+    run([CLI, "predictor", "fit", "--model", model, "--table", table, "--sequences", fasta, "--project", project, "--name", "round 1",
+         "--backend", "cpu", "--quiet"])
+    listing = run([CLI, "project", "list", project]).stdout
+    check("predictors: 1" in listing and "round 1\tfitted" in listing and "conditions K562,HepG2" in listing, f"project list: {listing}")
+    pred_project = os.path.join(d, "pred-project.tsv")
+    run([CLI, "predict", "--model", model, "--project", project, "--predictor", "round 1", "--in", qfa, "--out", pred_project,
+         "--backend", "cpu", "--quiet"])
+    body_project = [l for l in open(pred_project).read().split("\n") if not l.startswith("#")]
+    check(body_project == [l for l in text.split("\n") if not l.startswith("#")], "the stored predictor predicts otherwise than its file")
+    check("##predictor='round 1' in " + project in open(pred_project).read(), "the output does not say which stored predictor")
+    before = open(project, "rb").read()
+    p = subprocess.run([CLI, "predictor", "fit", "--model", model, "--table", table, "--sequences", fasta, "--project", project, "--name",
+                        "round 1", "--backend", "cpu", "--quiet"], capture_output=True, text=True)
+    check(p.returncode == 1 and "already holds a predictor named 'round 1'" in p.stderr and open(project, "rb").read() == before,
+          f"a second 'round 1': {p.returncode} {p.stderr[-300:]}")
+    p = subprocess.run([CLI, "predict", "--model", model, "--project", project, "--predictor", "round 2", "--in", qfa, "--backend", "cpu",
+                        "--quiet"], capture_output=True, text=True)
+    check(p.returncode == 1 and "no predictor named 'round 2'" in p.stderr and "'round 1'" in p.stderr, f"an unknown name: {p.stderr[-300:]}")
 
     # Bad input: FILE:LINE and the reason, nothing written.
     head = "name\tsequence\tK562\n"

@@ -51,6 +51,20 @@ struct FeatureRecord {
     bool operator==(const FeatureRecord&) const = default;
 };
 
+// An activity predictor stored by name (carbon/predict/probe.h's Probe; storage keeps its JSON and
+// what a list shows, and does not depend on the engine's types: carbon/runs/predictor_records.h
+// converts).
+struct PredictorRecord {
+    int64_t id = 0;
+    std::string name;  // unique in the project, 1 to 200 bytes
+    std::string kind = "fitted";
+    std::string created;
+    std::string model_path, model_fingerprint;
+    std::string table_path, table_hash;
+    std::vector<std::string> conditions;
+    std::string definition;  // the predictor file's JSON; empty when listed without it
+};
+
 enum class RegionKind { Design, Pinned, Annotation };
 const char* region_kind_name(RegionKind k);
 RegionKind parse_region_kind(const std::string& s);
@@ -213,6 +227,9 @@ public:
                          const std::vector<FeatureRecord>* features = nullptr);
     void rename_sequence(int64_t sequence_id, const std::string& name);
     void set_design_flag(int64_t design_id, const std::string& flag);  // "", "starred", "discarded"
+    // A predictor under a name no other predictor of the project has (Error naming the one that
+    // has it); its definition must be a JSON object.
+    int64_t add_predictor(const PredictorRecord& p);
     // A consistent copy of the committed project at `path` (which must not exist): Save As.
     void save_copy(const std::string& path);
     // Writes the committed transactions from the -wal file into the project file itself (as far
@@ -243,6 +260,9 @@ public:
     // linear in the rows, one row in memory); and all of them at once.
     void each_vep_row(int64_t run_id, const std::function<void(VepRow&&)>& row);
     std::vector<VepRow> vep_rows(int64_t run_id);
+    // Predictors by name, with their definitions when asked.
+    std::vector<PredictorRecord> list_predictors(bool with_definition = false);
+    std::optional<PredictorRecord> find_predictor(const std::string& name);
     int64_t count(const std::string& table);
 
     sqlite3* handle() { return db_; }

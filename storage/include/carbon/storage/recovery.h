@@ -36,12 +36,13 @@ std::string recovery_path_for(const std::string& project_path, bool in_temp_fold
 
 struct MergeResult {
     std::vector<int64_t> run_ids;  // the runs as numbered in the target
-    size_t sequences_added = 0, sequences_reused = 0, designs = 0, tracks = 0, regions = 0, variants = 0, vep_rows = 0;
+    size_t sequences_added = 0, sequences_reused = 0, designs = 0, tracks = 0, regions = 0, variants = 0, vep_rows = 0, predictors = 0;
 };
 // Copies everything `from` holds into `into`, in one transaction: sequences (one with the same
 // name and bases already in `into` is reused, with its regions as they are), their regions and
-// tracks and features, runs with their settings, designs with their tracks, regions and flags, variants, vep rows; ids
-// are renumbered. All or nothing.
+// tracks and features, runs with their settings, designs with their tracks, regions and flags, variants, vep rows,
+// predictors (one whose name `into` has already gets " (recovered)", then a number); ids are renumbered. All or
+// nothing.
 MergeResult merge_project(Project& into, Project& from);
 
 }  // namespace carbon::storage
