@@ -28,6 +28,12 @@ ProbePredictor::ProbePredictor(Model& model, Probe probe) : model_(model), probe
                     "), whose embeddings mean something else: load the model it was fitted on, or fit it again on this one");
 }
 
+std::vector<std::string> ProbePredictor::outputs() const {
+    std::vector<std::string> out;
+    for (const ProbeCondition& c : probe_.conditions) out.push_back(c.name);
+    return out;
+}
+
 Predictions ProbePredictor::predict(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch,
                                     const PredictProgress& progress) {
     Predictions p;

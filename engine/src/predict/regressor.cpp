@@ -149,13 +149,20 @@ std::vector<int32_t> SequenceRegressor::tokens(std::string_view sequence, const 
     return ids;
 }
 
+std::vector<std::string> SequenceRegressor::outputs() const {
+    const ModelConfig& c = model_.config();
+    std::vector<std::string> out;
+    for (size_t j = 0; j < c.labels.size(); ++j) out.push_back(recipe_.unscale[j] ? recipe_.unscale[j]->target : c.labels[j]);
+    return out;
+}
+
 Predictions SequenceRegressor::predict(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch,
                                        const PredictProgress& progress) {
     const ModelConfig& c = model_.config();
     const size_t n_out = c.labels.size(), H = size_t(c.hidden_size);
     Predictions p;
+    p.outputs = outputs();
     for (size_t j = 0; j < n_out; ++j) {
-        p.outputs.push_back(recipe_.unscale[j] ? recipe_.unscale[j]->target : c.labels[j]);
         p.measured_units.push_back(bool(recipe_.unscale[j]));
         p.held_out.emplace_back();  // the checkpoint carries no held-out figures
     }

@@ -86,13 +86,14 @@ std::string probe_to_json(const Probe& probe);
 Probe probe_from_json(std::string_view text, const std::string& source);
 Probe read_probe_file(const std::filesystem::path& path);
 
-class ProbePredictor {
+class ProbePredictor : public ActivityPredictor {
 public:
     // Error when `model` is not the one the probe was fitted on (its fingerprint or width).
     ProbePredictor(Model& model, Probe probe);
     const Probe& probe() const { return probe_; }
     Predictions predict(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch = 16,
-                        const PredictProgress& progress = {});
+                        const PredictProgress& progress = {}) override;
+    std::vector<std::string> outputs() const override;
 
 private:
     Model& model_;

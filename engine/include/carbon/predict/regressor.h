@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "carbon/model.h"
+#include "carbon/predict/activity_predictor.h"
 
 namespace carbon {
 
@@ -51,19 +52,7 @@ struct RegressionRecipe {
 // key for a run_config.json whose fields are not what the recipes write.
 RegressionRecipe find_regression_recipe(const std::filesystem::path& checkpoint_dir, const std::vector<std::string>& labels);
 
-// Called between batches with (sequences done, total); returning false cancels.
-using PredictProgress = std::function<bool(size_t done, size_t total)>;
-
-struct Predictions {
-    std::vector<std::string> outputs;          // one name per output: the target (unscaled) or the label
-    std::vector<bool> measured_units;          // per output: unscaled by the recipe's label_transform
-    std::vector<std::vector<double>> values;   // [sequence][output]
-    std::vector<std::string> held_out;         // per output: its accuracy on held-out data, shown beside
-                                               // its values ("" when the predictor does not know it)
-    bool cancelled = false;
-};
-
-class SequenceRegressor {
+class SequenceRegressor : public ActivityPredictor {
 public:
     // `model` must be a sequence-regression checkpoint (ModelConfig::sequence_head); Error otherwise.
     explicit SequenceRegressor(Model& model);
@@ -76,7 +65,8 @@ public:
 
     // Predictions for `sequences` (names for messages), `batch` sequences a forward pass.
     Predictions predict(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch = 16,
-                        const PredictProgress& progress = {});
+                        const PredictProgress& progress = {}) override;
+    std::vector<std::string> outputs() const override;
 
 private:
     Model& model_;
