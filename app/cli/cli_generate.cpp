@@ -12,6 +12,7 @@
 #include "carbon/support/output_file.h"
 #include "cli_args.h"
 #include "cli_common.h"
+#include "cli_constraints.h"
 #include "cli_fasta.h"
 #include "cli_project.h"
 #include "commands.h"
@@ -19,15 +20,6 @@
 namespace carbon::cli {
 
 namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string part;
-    while (std::getline(ss, part, sep))
-        if (!part.empty()) out.push_back(part);
-    return out;
-}
 
 std::string read_single_record(const std::string& path, const std::string& what) {
     auto recs = read_fasta(path);
@@ -99,63 +91,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
     req.sampling.temperature = float(a.number("temperature", 1.0, 0.0, 100.0));
     req.sampling.top_p = float(a.number("top-p", 1.0, 1e-6, 1.0));
     req.sampling.seed = uint64_t(a.integer("seed", 0, 0, (1ll << 62)));
-    req.constraints.max_homopolymer = int(a.integer("max-homopolymer", 0, 0, 1000000));
-    req.constraints.forbidden_motifs = split(a.get_or("forbid", ""), ',');
-    if (a.get("forbid-pvalue") && !a.get("forbid-matrices")) throw Error("--forbid-pvalue needs --forbid-matrices FILE");
-    if (auto f = a.get("forbid-matrices")) {
-        const double p = a.number("forbid-pvalue", 1e-4, 1e-300, 1.0);
-        if (p >= 1.0) throw Error("--forbid-pvalue must be below 1: at 1 every window of every matrix is a match");
-        for (const Motif& m : read_motifs(*f))
-            req.constraints.forbidden_matrices.push_back(
-                {make_pssm(m, uniform_background(), 0.5), -1e300, m.id + " (" + m.name + ")", p});
-    }
-    if ((a.get("require-pvalue") || a.get("require-within")) && !a.get("require-matrices"))
-        throw Error("--require-pvalue and --require-within need --require-matrices FILE");
-    if (auto f = a.get("require-matrices")) {
-        const double p = a.number("require-pvalue", 1e-4, 1e-300, 1.0);
-        size_t from = 0, to = 0;
-        if (auto w = a.get("require-within")) {
-            const auto dash = w->find('-');
-            char* end = nullptr;
-            const std::string lo = dash == std::string::npos ? "" : w->substr(0, dash),
-                              hi = dash == std::string::npos ? "" : w->substr(dash + 1);
-            const long long l = std::strtoll(lo.c_str(), &end, 10);
-            const bool lo_ok = !lo.empty() && !*end;
-            const long long h = std::strtoll(hi.c_str(), &end, 10);
-            if (!lo_ok || hi.empty() || *end || l < 1 || h < l)
-                throw Error("--require-within must be FROM-TO, 1-based design positions with FROM <= TO, e.g. 20-80 (got '" +
-                            *w + "')");
-            from = size_t(l - 1);
-            to = size_t(h);
-        }
-        for (const Motif& m : read_motifs(*f))
-            req.constraints.required_matrices.push_back(
-                {make_pssm(m, uniform_background(), 0.5), -1e300, m.id + " (" + m.name + ")", from, to, p});
-    }
-    if (auto gc = a.get("gc")) {
-        // Fractions (0.4-0.6) or percentages (40%-60%); 40-60 is refused with both spellings shown.
-        auto dash = gc->find('-');
-        if (dash == std::string::npos) throw Error("--gc must be MIN-MAX, e.g. 0.4-0.6 or 40%-60%");
-        std::string lo = gc->substr(0, dash), hi = gc->substr(dash + 1);
-        const bool lo_pct = !lo.empty() && lo.back() == '%', hi_pct = !hi.empty() && hi.back() == '%';
-        if (lo_pct != hi_pct)
-            throw Error("--gc " + *gc + ": write both bounds as fractions (0.4-0.6) or both as percentages (40%-60%)");
-        if (lo_pct) {
-            lo.pop_back();
-            hi.pop_back();
-        }
-        auto bound = [&](const std::string& text) {
-            char* end = nullptr;
-            const double v = std::strtod(text.c_str(), &end);
-            if (text.empty() || *end || !std::isfinite(v)) throw Error("--gc: '" + text + "' is not a number");
-            return lo_pct ? v / 100.0 : v;
-        };
-        req.constraints.gc_min = bound(lo);
-        req.constraints.gc_max = bound(hi);
-        if (!lo_pct && (req.constraints.gc_min > 1.0 || req.constraints.gc_max > 1.0))
-            throw Error("--gc " + *gc + ": GC content is a fraction from 0 to 1; for percentages write " + lo + "%-" + hi +
-                        "%");
-    }
+    req.constraints = design_constraints_from_args(a);
     req.max_backtracks = size_t(a.integer("max-backtracks", 512, 0, 1 << 30));
     const std::string out_path = a.required("out");
     const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
