@@ -16,6 +16,7 @@ int cmd_variant(const std::vector<std::string>& args);
 int cmd_ism(const std::vector<std::string>& args);
 int cmd_predict(const std::vector<std::string>& args);  // cli_predict.cpp
 int cmd_predictor(const std::vector<std::string>& args);  // cli_predictor.cpp (needs storage/ and LAPACK)
+int cmd_evolve(const std::vector<std::string>& args);     // cli_evolve.cpp
 int cmd_models(const std::vector<std::string>& args);
 int cmd_motifs(const std::vector<std::string>& args);
 int cmd_vep(const std::vector<std::string>& args);  // cli_vep.cpp (needs storage/)

@@ -43,6 +43,8 @@ usage:
              (a fine-tuned activity predictor, or one fitted with predictor fit)
   carbon-cli predictor fit --model DIR --table MEASURED.tsv [--sequences FILE.fasta] --out PREDICTOR.json
              (fits a predictor to your measurements; reports its held-out accuracy)
+  carbon-cli evolve --model DIR [--predictor FILE.json] --start SEQ --objective mingap:K562 --budget N --out FILE.tsv
+             (directed evolution under a predictor, within the design constraints)
   carbon-cli vep --model DIR --reference GENOME.fa[.gz] --vcf VARIANTS.vcf[.gz]|.bcf --out SCORES.tsv
              [--window BP] [--rc] [--regions CHR:FROM-TO,...] [--resume]   (a whole VCF, in input order)
              (each of these: carbon-cli COMMAND --help)
@@ -196,6 +198,7 @@ int main(int argc, char** argv) {
         if (cmd == "ism") return cmd_ism(args);
         if (cmd == "predict") return cmd_predict(args);
         if (cmd == "predictor") return cmd_predictor(args);
+        if (cmd == "evolve") return cmd_evolve(args);
         if (cmd == "vep") return cmd_vep(args);
         if (cmd == "project") return cmd_project(args);
         if (cmd == "models") return cmd_models(args);
