@@ -8,6 +8,7 @@
 
 #include "carbon/fns/fns.h"
 #include "carbon/support/common.h"
+#include "hidden_pass.h"
 
 namespace carbon {
 
@@ -80,16 +81,8 @@ Embeddings SequenceEmbedder::embed(std::span<const std::string> sequences, std::
     batch = std::max<size_t>(1, batch) * views;
     for (size_t b0 = 0; b0 < inputs.size(); b0 += batch) {
         const size_t b1 = std::min(inputs.size(), b0 + batch);
-        std::vector<ForwardItem> items;
-        for (size_t k = b0; k < b1; ++k) items.push_back({be.create_sequence(), inputs[k], want_mean});
         ForwardOutput out;
-        try {
-            be.forward(items, Head::Hidden, out);
-        } catch (...) {
-            for (const ForwardItem& it : items) be.free_sequence(it.seq);
-            throw;
-        }
-        for (const ForwardItem& it : items) be.free_sequence(it.seq);
+        hidden_pass(be, inputs, b0, b1, want_mean, out);
         for (size_t k = b0; k < b1; ++k) {
             // <dna> at 0, the DNA tokens at 1 .. T-2, </dna> at T-1.
             const size_t T = inputs[k].size();

@@ -10,6 +10,7 @@
 
 #include "carbon/fns/fns.h"
 #include "carbon/support/common.h"
+#include "hidden_pass.h"
 #include "carbon/support/input_file.h"
 #include "carbon/support/visible_text.h"
 
@@ -181,16 +182,8 @@ Predictions SequenceRegressor::predict(std::span<const std::string> sequences, s
     batch = std::max<size_t>(1, batch) * views;
     for (size_t b0 = 0; b0 < inputs.size(); b0 += batch) {
         const size_t b1 = std::min(inputs.size(), b0 + batch);
-        std::vector<ForwardItem> items;
-        for (size_t k = b0; k < b1; ++k) items.push_back({be.create_sequence(), inputs[k], false});
         ForwardOutput out;
-        try {
-            be.forward(items, Head::Hidden, out);
-        } catch (...) {
-            for (const ForwardItem& it : items) be.free_sequence(it.seq);
-            throw;
-        }
-        for (const ForwardItem& it : items) be.free_sequence(it.seq);
+        hidden_pass(be, inputs, b0, b1, false, out);
         for (size_t k = b0; k < b1; ++k) {
             const float* h = out.row(k - b0);
             for (size_t j = 0; j < n_out; ++j) {
