@@ -152,6 +152,14 @@ TEST(a_lying_index_is_replaced_by_one_built_in_the_cache_and_the_records_are_the
         // allocated there, so it must never see one.
         {"ending inside a bin", [](bool bcf) { return recompressed(inflated(index_of("bin", vcf_text(records(7, 13)), bcf)), 0.6); },
          "it ends inside contig"},
+        // chr3's records under another name: asked for chr3, the index knows none; its run of
+        // 'chr0' starts with a chr3 record (found by storage.fuzz_vcf_index in CI, seed 55467930205849).
+        {"a contig renamed", [](bool bcf) {
+             std::string t = inflated(index_of("renamed", vcf_text(records(7, 13)), bcf));
+             const size_t at = t.find(std::string("chr3\0", 5));
+             if (at != std::string::npos) t[at + 3] = '0';
+             return recompressed(t, 1.0);
+         }, "does not describe"},
         {"read by other columns", [](bool bcf) {
              std::string t = inflated(index_of("cols", vcf_text(records(7, 13)), bcf));
              if (!bcf && t.size() > 16) t[12] = 5;  // col_seq (TBI: magic, n_ref, format, col_seq)
@@ -176,7 +184,8 @@ TEST(a_lying_index_is_replaced_by_one_built_in_the_cache_and_the_records_are_the
         }
         const std::string true_index = file_bytes(own);
         for (const Lie& lie : lies) {
-            if (bcf && std::string(lie.name) == "read by other columns") continue;  // a BCF's index names no columns
+            if (bcf && (std::string(lie.name) == "read by other columns" || std::string(lie.name) == "a contig renamed"))
+                continue;  // a BCF's index names no columns and no contigs (the header does)
             fs::remove_all(dir() / "cache");
             write_file(own, lie.make(bcf));
             touch_later(own, vcf);
