@@ -3,9 +3,17 @@
 // repeatable; --suffix keeps only files whose names end so), mutates (flip, insert, delete,
 // splice, special bytes of the formats fuzzed here, numbers set to boundary values), runs for
 // --seconds and prints the seeds and the number of inputs run. Exit 0 when the time is up; a
-// crash or sanitizer report ends the process with its own status.
+// crash or sanitizer report ends the process with its own status. A crash by signal (a trap of
+// the target's checks, an abort, a fault) first writes the input that caused it to
+// NAME-crash-SEED.bin in $CARBON_FUZZ_CRASH_DIR (default: the working folder) and says so, so
+// that a failure in CI can be replayed (the target's LLVMFuzzerTestOneInput on that file).
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +37,31 @@ void replace_number(std::string& s, size_t at, std::mt19937_64& rng) {
     const size_t e = std::min(s.find_first_not_of("0123456789", d), s.size());
     const uint64_t v = rng() % 4 ? kNumbers[rng() % (sizeof kNumbers / sizeof kNumbers[0])] : rng() % 1000;
     s.replace(d, e - d, std::to_string(v));
+}
+
+// The input being run, for the crash handler (set before each call; read only in the handler).
+const char* g_input = nullptr;
+size_t g_input_size = 0;
+char g_crash_path[4096];
+
+void on_crash(int sig) {
+    // Only async-signal-safe calls: open, write, close.
+    const int fd = ::open(g_crash_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+        size_t done = 0;
+        while (done < g_input_size) {
+            const ssize_t n = ::write(fd, g_input + done, g_input_size - done);
+            if (n <= 0) break;
+            done += size_t(n);
+        }
+        ::close(fd);
+        const char msg[] = "\nfuzz driver: the input that crashed is in ";
+        (void)!::write(2, msg, sizeof msg - 1);
+        (void)!::write(2, g_crash_path, std::strlen(g_crash_path));
+        (void)!::write(2, "\n", 1);
+    }
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
 }
 
 }  // namespace
@@ -70,6 +103,17 @@ int main(int argc, char** argv) {
             }
         }
     }
+    const char* crash_dir = std::getenv("CARBON_FUZZ_CRASH_DIR");
+    const std::string crash_path = (std::filesystem::path(crash_dir && *crash_dir ? crash_dir : ".") /
+                                    (name + "-crash-" + std::to_string(seed) + ".bin")).string();
+    std::snprintf(g_crash_path, sizeof g_crash_path, "%s", crash_path.c_str());
+    for (int sig : {SIGILL, SIGABRT, SIGSEGV, SIGBUS, SIGFPE}) {
+        struct sigaction sa {};
+        sa.sa_handler = on_crash;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = int(SA_RESETHAND);
+        ::sigaction(sig, &sa, nullptr);
+    }
     std::printf("%s: seed %llu, %zu seeds (%zu bytes from the corpus), %.0f s\n", name.c_str(), static_cast<unsigned long long>(seed),
                 pool.size(), corpus_bytes, seconds);
     std::fflush(stdout);
@@ -93,6 +137,8 @@ int main(int argc, char** argv) {
                 default: replace_number(s, at, rng); break;
             }
         }
+        g_input = s.data();
+        g_input_size = s.size();
         LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size());
         if (s.size() < (1 << 18) && rng() % 16 == 0) pool.push_back(s);
         ++runs;
