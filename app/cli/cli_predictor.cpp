@@ -141,6 +141,7 @@ int predictor_fit(const std::vector<std::string>& argv) {
     const bool quiet = a.flag("quiet");
     SequenceEmbedder embedder(*m, recipe);
     Embeddings emb;
+    const auto t_embed = std::chrono::steady_clock::now();
     {
         ProgressPrinter progress(quiet);
         const auto t0 = std::chrono::steady_clock::now();
@@ -158,6 +159,7 @@ int predictor_fit(const std::vector<std::string>& argv) {
     provenance.embedding = recipe;
     provenance.created = storage::utc_now_iso8601();
     provenance.engine_version = CARBON_VERSION;
+    const auto t_fit = std::chrono::steady_clock::now();
     std::optional<Probe> probe;
     {
         ProgressPrinter progress(quiet);
@@ -167,6 +169,8 @@ int predictor_fit(const std::vector<std::string>& argv) {
         });
         progress.finish();
     }
+    const auto t_done = std::chrono::steady_clock::now();
+    auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
     if (out) {
         out->stream() << probe_to_json(*probe);
         out->commit();
@@ -186,8 +190,9 @@ int predictor_fit(const std::vector<std::string>& argv) {
     }
     if (project) store_predictor(*project, *probe, stored_name, out ? "the predictor is in " + out->path() : std::string());
     const std::string where = out ? out->path() : "'" + stored_name + "' in " + project->path;
-    std::printf("predictor: %s (%zu sequences, %zu condition%s; %s; model %s)\n", where.c_str(), sequences.size(),
-                probe->conditions.size(), probe->conditions.size() == 1 ? "" : "s", recipe.describe().c_str(), probe->model_path.c_str());
+    std::printf("predictor: %s (%zu sequences, %zu condition%s; %s; model %s; embedding %.2f s, fitting %.2f s)\n", where.c_str(),
+                sequences.size(), probe->conditions.size(), probe->conditions.size() == 1 ? "" : "s", recipe.describe().c_str(),
+                probe->model_path.c_str(), seconds(t_embed, t_fit), seconds(t_fit, t_done));
     for (size_t c = 0; c < probe->conditions.size(); ++c) {
         const ProbeCondition& k = probe->conditions[c];
         std::printf("  %s: %s; penalty %.3g", visible_text(k.name, 80).c_str(), probe->held_out(c).c_str(), k.ridge.alpha);
