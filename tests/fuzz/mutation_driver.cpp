@@ -6,7 +6,8 @@
 // crash or sanitizer report ends the process with its own status. A crash by signal (a trap of
 // the target's checks, an abort, a fault) first writes the input that caused it to
 // NAME-crash-SEED.bin in $CARBON_FUZZ_CRASH_DIR (default: the working folder) and says so, so
-// that a failure in CI can be replayed (the target's LLVMFuzzerTestOneInput on that file).
+// that a failure in CI can be replayed (the target's LLVMFuzzerTestOneInput on that file); the
+// signal then goes on to the handler that was there before (a sanitizer's report, or the default).
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -43,6 +44,7 @@ void replace_number(std::string& s, size_t at, std::mt19937_64& rng) {
 const char* g_input = nullptr;
 size_t g_input_size = 0;
 char g_crash_path[4096];
+struct sigaction g_previous[32];  // what handled each signal before (a sanitizer's handler, or the default)
 
 void on_crash(int sig) {
     // Only async-signal-safe calls: open, write, close.
@@ -60,8 +62,9 @@ void on_crash(int sig) {
         (void)!::write(2, g_crash_path, std::strlen(g_crash_path));
         (void)!::write(2, "\n", 1);
     }
-    ::signal(sig, SIG_DFL);
-    ::raise(sig);
+    // Handing the signal back: a fault or trap happens again at the same instruction and reaches
+    // the handler that was there before (a sanitizer's report, or the default); abort() raises again.
+    ::sigaction(sig, &g_previous[sig], nullptr);
 }
 
 }  // namespace
@@ -111,8 +114,7 @@ int main(int argc, char** argv) {
         struct sigaction sa {};
         sa.sa_handler = on_crash;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = int(SA_RESETHAND);
-        ::sigaction(sig, &sa, nullptr);
+        ::sigaction(sig, &sa, &g_previous[sig]);
     }
     std::printf("%s: seed %llu, %zu seeds (%zu bytes from the corpus), %.0f s\n", name.c_str(), static_cast<unsigned long long>(seed),
                 pool.size(), corpus_bytes, seconds);
