@@ -67,13 +67,8 @@ Embeddings SequenceEmbedder::embed(std::span<const std::string> sequences, std::
     const size_t H = size_t(model_.config().hidden_size);
     const bool want_end = recipe_.pool != EmbeddingPool::DnaMean, want_mean = recipe_.pool != EmbeddingPool::DnaEnd;
     const size_t views = recipe_.rc_average ? 2 : 1;
-    std::vector<std::vector<int32_t>> inputs;
-    inputs.reserve(sequences.size() * views);
-    for (size_t i = 0; i < sequences.size(); ++i) {
-        const std::string name = i < names.size() ? names[i] : "sequence " + std::to_string(i + 1);
-        inputs.push_back(tokens(sequences[i], name));
-        if (views == 2) inputs.push_back(tokens(acgt_reverse_complement(sequences[i]), name + " (reverse complement)"));
-    }
+    std::vector<std::vector<int32_t>> inputs =
+        strand_inputs(sequences, names, views, [&](const std::string& s, const std::string& name) { return tokens(s, name); });
     Embeddings e;
     e.width = recipe_.width(H);
     e.values.assign(sequences.size() * e.width, 0.0);

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "carbon/backend.h"
+#include "carbon/fns/fns.h"
 
 namespace carbon {
 
@@ -23,6 +25,22 @@ inline void hidden_pass(Backend& be, std::span<const std::vector<int32_t>> input
         throw;
     }
     for (const ForwardItem& it : items) be.free_sequence(it.seq);
+}
+
+// Every sequence tokenized (and checked) before the first forward pass: `views` 1 gives the forward
+// strand, 2 the forward strand then its reverse complement, side by side. tokenize(bases, name)
+// returns the token ids or throws with the name.
+template <class Tokenize>
+std::vector<std::vector<int32_t>> strand_inputs(std::span<const std::string> sequences, std::span<const std::string> names,
+                                                size_t views, const Tokenize& tokenize) {
+    std::vector<std::vector<int32_t>> inputs;
+    inputs.reserve(sequences.size() * views);
+    for (size_t i = 0; i < sequences.size(); ++i) {
+        const std::string name = i < names.size() ? names[i] : "sequence " + std::to_string(i + 1);
+        inputs.push_back(tokenize(sequences[i], name));
+        if (views == 2) inputs.push_back(tokenize(acgt_reverse_complement(sequences[i]), name + " (reverse complement)"));
+    }
+    return inputs;
 }
 
 }  // namespace carbon

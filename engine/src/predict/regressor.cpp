@@ -169,13 +169,8 @@ Predictions SequenceRegressor::predict(std::span<const std::string> sequences, s
     }
     // Every input tokenized (and checked) before the first forward pass.
     const size_t views = recipe_.rc_average ? 2 : 1;
-    std::vector<std::vector<int32_t>> inputs;
-    inputs.reserve(sequences.size() * views);
-    for (size_t i = 0; i < sequences.size(); ++i) {
-        const std::string name = i < names.size() ? names[i] : "sequence " + std::to_string(i + 1);
-        inputs.push_back(tokens(sequences[i], name));
-        if (views == 2) inputs.push_back(tokens(acgt_reverse_complement(sequences[i]), name + " (reverse complement)"));
-    }
+    std::vector<std::vector<int32_t>> inputs =
+        strand_inputs(sequences, names, views, [&](const std::string& s, const std::string& name) { return tokens(s, name); });
     for (auto& ids : inputs) ids.resize(pooled_index(ids, c.pad_token_id) + 1);  // the head reads the last row
     std::vector<double> raw(inputs.size() * n_out);
     Backend& be = model_.backend();
