@@ -261,6 +261,9 @@ TEST(probe_file_round_trips_and_refuses_what_it_does_not_write) {
     CHECK_THROWS_WITH(probe_from_json(edited("\"pool\": \"both\"", "\"pool\": \"sideways\""), "p.json"), "embedding.pool");
     CHECK_THROWS_WITH(probe_from_json(text.substr(0, text.size() / 2), "p.json"), "malformed JSON");
     CHECK_THROWS_WITH(probe_from_json("{\"format\": \"other\"}", "p.json"), "not a Carbon Studio predictor file");
+    // A predictor file's recipe names are someone else's text: shown escaped, never as terminal codes.
+    CHECK_THROWS_WITH(probe_from_json(edited("\"pool\": \"both\"", "\"pool\": \"\\u001b[2J\""), "p.json"), "embedding.pool", "'\\x1b[2J'");
+    CHECK_THROWS_WITH(EmbeddingRecipe::parse_strands("rev\ncomp", "--strands"), "--strands: strands 'rev\\ncomp' is not one of");
     // Too few measured for the folds, named.
     ProbeTrainingData few = data;
     for (auto& row : few.values) row[1] = std::nullopt;

@@ -8,6 +8,7 @@
 
 #include "carbon/fns/fns.h"
 #include "carbon/support/common.h"
+#include "carbon/support/visible_text.h"
 #include "hidden_pass.h"
 
 namespace carbon {
@@ -36,13 +37,13 @@ EmbeddingPool EmbeddingRecipe::parse_pool(std::string_view name, const std::stri
     if (name == "dna-end") return EmbeddingPool::DnaEnd;
     if (name == "dna-mean") return EmbeddingPool::DnaMean;
     if (name == "both") return EmbeddingPool::Both;
-    throw Error(where + ": embedding '" + std::string(name.substr(0, 40)) + "' is not one of dna-end, dna-mean, both");
+    throw Error(where + ": embedding '" + visible_text(name, 40) + "' is not one of dna-end, dna-mean, both");
 }
 
 bool EmbeddingRecipe::parse_strands(std::string_view name, const std::string& where) {
     if (name == "forward") return false;
     if (name == "average") return true;
-    throw Error(where + ": strands '" + std::string(name.substr(0, 40)) + "' is not one of forward, average");
+    throw Error(where + ": strands '" + visible_text(name, 40) + "' is not one of forward, average");
 }
 
 SequenceEmbedder::SequenceEmbedder(Model& model, EmbeddingRecipe recipe) : model_(model), recipe_(recipe) {}
