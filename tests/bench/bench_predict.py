@@ -12,7 +12,6 @@ head) with a malinois-style run_config.json. transformers runs in bfloat16 (the 
 dtype; its fastest CPU path) and in float32; the engine with the kernels it takes by default.
 Prints one JSON line per length with both rates and the ratio; the engine's process start and model
 load (a run of one sequence) are taken off its time, as transformers' is timed after its load."""
-import argparse
 import json
 import os
 import random
@@ -26,24 +25,13 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM, LlamaForSequenceClassification
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from carbon_testlib import dna_sequence_ids  # noqa: E402
+from carbon_testlib import bench_arguments, bench_model, cpu_flags, padded_batch  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cli", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--preset", default="carbon-500m")
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--count", type=int, default=64)
-    ap.add_argument("--lengths", default="200,1000")
-    ap.add_argument("--batch", type=int, default=16)
-    a = ap.parse_args()
+    a = bench_arguments(count=(int, 64), lengths=(str, "200,1000"))
     torch.set_num_threads(a.threads)
-    os.makedirs(a.work, exist_ok=True)
-    lm = os.path.join(a.work, a.preset)
-    if not os.path.exists(os.path.join(lm, "config.json")):
-        subprocess.run([a.cli, "make-test-model", "--preset", a.preset, "--out", lm], check=True)
+    lm = bench_model(a)
     run_dir = os.path.join(a.work, f"{a.preset}-predictor")
     best = os.path.join(run_dir, "best_model")
     if not os.path.exists(os.path.join(best, "config.json")):
@@ -98,10 +86,7 @@ def main():
             with torch.no_grad():
                 for strand in (seqs, [s.translate(str.maketrans("ACGT", "TGCA"))[::-1] for s in seqs]):
                     for b in range(0, len(strand), a.batch):
-                        batch = [dna_sequence_ids(best, s) for s in strand[b:b + a.batch]]
-                        width = max(len(x) for x in batch)
-                        ids = torch.tensor([x + [pad] * (width - len(x)) for x in batch])
-                        mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in batch])
+                        ids, mask, _ = padded_batch(best, strand[b:b + a.batch], pad)
                         model(input_ids=ids, attention_mask=mask)
             peers[str(dtype).replace("torch.", "")] = time.perf_counter() - t0
             del model
@@ -110,7 +95,8 @@ def main():
                           "engine_seq_per_s": round(a.count / engine_s, 2),
                           "engine_seconds": round(engine_s, 2), "engine_seconds_incl_load": round(total_s, 2),
                           "transformers_seq_per_s": {k: round(a.count / v, 2) for k, v in peers.items()},
-                          "speedup_vs_best_transformers": round(best_peer / engine_s, 2)}), flush=True)
+                          "speedup_vs_best_transformers": round(best_peer / engine_s, 2), "cpu_flags": cpu_flags(),
+                          "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}), flush=True)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ in one run:
 The model: `carbon-cli make-test-model --preset PRESET` (random bf16 weights, the real shape). The
 table: --count random sequences of --length bases, two conditions (values drawn at random: the
 figures here are times, not accuracy). Prints one JSON line; the CPU's flags go with it."""
-import argparse
 import json
 import os
 import random
@@ -33,35 +32,13 @@ from sklearn.preprocessing import StandardScaler
 from transformers import LlamaForCausalLM
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from carbon_testlib import dna_sequence_ids  # noqa: E402
-
-
-def cpu_flags():
-    flags = set()
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    keep = ["avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8"]
-    return " ".join(k for k in keep if k in flags)
+from carbon_testlib import bench_arguments, bench_model, cpu_flags, padded_batch  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cli", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--preset", default="carbon-500m")
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--count", type=int, default=2000)
-    ap.add_argument("--length", type=int, default=200)
-    ap.add_argument("--batch", type=int, default=16)
-    a = ap.parse_args()
+    a = bench_arguments(count=(int, 2000), length=(int, 200))
     torch.set_num_threads(a.threads)
-    os.makedirs(a.work, exist_ok=True)
-    lm = os.path.join(a.work, a.preset)
-    if not os.path.exists(os.path.join(lm, "config.json")):
-        subprocess.run([a.cli, "make-test-model", "--preset", a.preset, "--out", lm], check=True)
+    lm = bench_model(a)
     rng = random.Random(1)
     seqs = ["".join(rng.choice("ACGT") for _ in range(a.length)) for _ in range(a.count)]
     table = os.path.join(a.work, f"measured-{a.count}x{a.length}.tsv")
@@ -88,13 +65,10 @@ def main():
     rows = []
     with torch.inference_mode():
         for b in range(0, len(seqs), a.batch):
-            batch = [dna_sequence_ids(lm, s) for s in seqs[b:b + a.batch]]
-            width = max(len(x) for x in batch)
-            ids = torch.tensor([x + [0] * (width - len(x)) for x in batch])
-            mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in batch])
+            ids, mask, lengths = padded_batch(lm, seqs[b:b + a.batch], 0)
             hs = model(input_ids=ids, attention_mask=mask, output_hidden_states=True).hidden_states[-1].float()
-            for j, x in enumerate(batch):
-                rows.append(torch.cat([hs[j, len(x) - 1], hs[j, 1:len(x) - 1].mean(0)]).double().numpy())
+            for j, t in enumerate(lengths):
+                rows.append(torch.cat([hs[j, t - 1], hs[j, 1:t - 1].mean(0)]).double().numpy())
     X = np.array(rows)
     t_embed = time.perf_counter() - t0
     t0 = time.perf_counter()

@@ -85,6 +85,56 @@ def dna_sequence_ids(model_dir, seq):
     return out + [close]
 
 
+def padded_batch(model_dir, seqs, pad):
+    """<dna>SEQ</dna> ids of `seqs` as transformers takes a right-padded batch: (input_ids,
+    attention_mask, per-row token counts), torch tensors."""
+    import torch
+    rows = [dna_sequence_ids(model_dir, s) for s in seqs]
+    width = max(len(x) for x in rows)
+    ids = torch.tensor([x + [pad] * (width - len(x)) for x in rows])
+    mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in rows])
+    return ids, mask, [len(x) for x in rows]
+
+
+def bench_arguments(**defaults):
+    """The arguments every tests/bench script takes (--cli, --work, --preset, --threads, --batch);
+    `defaults` adds more, each as name=(type, default)."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--preset", default="carbon-500m")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--batch", type=int, default=16)
+    for name, (kind, default) in defaults.items():
+        ap.add_argument("--" + name, type=kind, default=default)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    return a
+
+
+def bench_model(a):
+    """`carbon-cli make-test-model --preset` (random bf16 weights, the real shape) in the bench's
+    work folder, written once and reused."""
+    lm = os.path.join(a.work, a.preset)
+    if not os.path.exists(os.path.join(lm, "config.json")):
+        subprocess.run([a.cli, "make-test-model", "--preset", a.preset, "--out", lm], check=True)
+    return lm
+
+
+def cpu_flags():
+    """The CPU flags a benchmark figure is recorded with (the vector and matrix extensions)."""
+    flags = set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    keep = ["avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile",
+            "amx_bf16", "amx_int8"]
+    return " ".join(k for k in keep if k in flags)
+
+
 def run_limited(cmd, timeout=60, mem_mb=2048, **kw):
     """Runs a command under an address-space limit and a timeout (the adversarial corpora: no
     case may hang or take all memory); returns the CompletedProcess whatever its status. A case

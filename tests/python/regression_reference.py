@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM, LlamaForSequenceClassification
 
-from carbon_testlib import dna_sequence_ids
+from carbon_testlib import padded_batch
 
 TARGETS = ["K562", "HepG2", "SKNSH"]
 TRANSFORM = {"K562": (0.31, 1.7), "HepG2": (-0.2, 0.9), "SKNSH": (1.1, 2.3)}
@@ -61,10 +61,7 @@ def reference(best, seqs, dtype):
     def predict(texts):
         rows = []
         for b in range(0, len(texts), 5):
-            batch = [dna_sequence_ids(best, s) for s in texts[b:b + 5]]
-            width = max(len(x) for x in batch)
-            ids = torch.tensor([x + [pad] * (width - len(x)) for x in batch])
-            mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in batch])
+            ids, mask, _ = padded_batch(best, texts[b:b + 5], pad)
             with torch.no_grad():
                 rows.append(model(input_ids=ids, attention_mask=mask).logits.float().numpy())
         return np.concatenate(rows).astype(np.float64)
