@@ -9,15 +9,13 @@
 
 #include "carbon/generation/design_check.h"
 #include "carbon/predict/evolution.h"
-#include "carbon/predict/probe.h"
-#include "carbon/predict/regressor.h"
 #include "carbon/support/output_file.h"
 #include "carbon/support/visible_text.h"
+#include "cli_activity.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_constraints.h"
 #include "cli_fasta.h"
-#include "cli_project.h"
 #include "commands.h"
 
 namespace carbon::cli {
@@ -75,20 +73,13 @@ int cmd_evolve(const std::vector<std::string>& argv) {
     dr.template_iupac = a.get_or("template", "");
     dr.length = dr.template_iupac.empty() ? er.start.size() : 0;
     dr.constraints = design_constraints_from_args(a);
-    if (a.get("project") && !a.get("predictor")) throw Error("--project FILE needs --predictor NAME (a predictor stored in it)");
-    std::optional<Probe> probe;
-    if (auto p = a.get("predictor")) probe = a.get("project") ? project_predictor(*a.get("project"), *p) : read_probe_file(*p);
+    std::optional<Probe> probe = predictor_from_args(a);
     OutputFile out(a.required("out"));
 
     auto m = load_model_from_args(a);
     dr.context_tokens = size_t(std::max(0, m->config().max_position_embeddings));
-    std::optional<SequenceRegressor> regressor;
-    std::optional<ProbePredictor> fitted;
-    ActivityPredictor* predictor = nullptr;
-    if (probe)
-        predictor = &fitted.emplace(*m, std::move(*probe));
-    else
-        predictor = &regressor.emplace(*m);
+    ActivityModel activity(*m, std::move(probe));
+    ActivityPredictor* predictor = &activity.predictor();
     const std::vector<std::string> outputs = predictor->outputs();
     const Objective objective = Objective::parse(spec, outputs, "--objective");
     const DesignChecker checker(m->tokenizer(), dr);
@@ -108,12 +99,7 @@ int cmd_evolve(const std::vector<std::string>& argv) {
     std::ostringstream os;
     os << "##carbon-cli evolve " << CARBON_VERSION << "\n##model=" << m->checkpoint().dir().string() << "\n##backend="
        << m->backend().describe() << "\n";
-    if (fitted)
-        os << "##predictor=" << *a.get("predictor") << (a.get("project") ? " in " + *a.get("project") : std::string()) << "\n";
-    else
-        os << "##predictor=the checkpoint's regression head (" << (regressor->recipe().file.empty() ? std::string("no run_config.json")
-                                                                                                      : regressor->recipe().file.string())
-           << ")\n";
+    os << "##predictor=" << activity.describe(a) << "\n";
     os << "##objective=" << spec << " (" << objective.describe(outputs) << ")\n##budget=" << er.budget << "\n##stopped=" << r.stopped
        << "\n";
     os << "round\tedit\tobjective";

@@ -6,14 +6,12 @@
 #include <optional>
 #include <sstream>
 
-#include "carbon/predict/probe.h"
-#include "carbon/predict/regressor.h"
 #include "carbon/support/output_file.h"
 #include "carbon/support/visible_text.h"
+#include "cli_activity.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"
-#include "cli_project.h"
 #include "commands.h"
 
 namespace carbon::cli {
@@ -42,17 +40,10 @@ int cmd_predict(const std::vector<std::string>& argv) {
     const size_t batch = size_t(a.integer("batch", 16, 1, 4096));
     std::optional<OutputFile> out_file;
     if (auto p = a.get("out")) out_file.emplace(*p);  // a wrong --out is refused before the model loads
-    std::optional<Probe> probe;
-    if (a.get("project") && !a.get("predictor")) throw Error("--project FILE needs --predictor NAME (a predictor stored in it)");
-    if (auto p = a.get("predictor")) probe = a.get("project") ? project_predictor(*a.get("project"), *p) : read_probe_file(*p);
+    std::optional<Probe> probe = predictor_from_args(a);
 
     auto m = load_model_from_args(a);
-    std::optional<SequenceRegressor> regressor;
-    std::optional<ProbePredictor> fitted;
-    if (probe)
-        fitted.emplace(*m, std::move(*probe));
-    else
-        regressor.emplace(*m);
+    ActivityModel activity(*m, std::move(probe));
     std::vector<std::string> sequences, names;
     for (const FastaRecord& r : recs) {
         sequences.push_back(r.sequence);
@@ -65,29 +56,14 @@ int cmd_predict(const std::vector<std::string>& argv) {
                         double(done) / std::max(1e-9, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
         return true;
     };
-    const Predictions p = fitted ? fitted->predict(sequences, names, batch, report) : regressor->predict(sequences, names, batch, report);
+    const Predictions p = activity.predictor().predict(sequences, names, batch, report);
     progress.finish();
 
     std::ostringstream os;
     os << "##carbon-cli predict " << CARBON_VERSION << "\n##model=" << m->checkpoint().dir().string() << "\n##backend="
        << m->backend().describe() << "\n";
-    if (fitted) {
-        const Probe& pr = fitted->probe();
-        os << "##predictor=" << (a.get("project") ? "'" + *a.get("predictor") + "' in " + *a.get("project") : *a.get("predictor")) << " (fitted " << pr.created << " to " << pr.table_path << ", " << pr.table_hash
-           << "; " << pr.embedding.describe() << ")\n";
-        for (size_t j = 0; j < p.outputs.size(); ++j)
-            os << "##output=" << visible_text(p.outputs[j]) << ": in the table's units; " << p.held_out[j] << "\n";
-    } else {
-        const RegressionRecipe& r = regressor->recipe();
-        os << "##recipe="
-           << (r.file.empty() ? std::string("none (no run_config.json beside the checkpoint: outputs as the head gives them, <dna>SEQUENCE</dna>, forward strand only)")
-                              : r.file.string() + " (dna_mode " + r.dna_mode + (r.rc_average ? ", reverse-complement averaged" : "") + ")")
-           << "\n";
-        for (size_t j = 0; j < p.outputs.size(); ++j)
-            os << "##output=" << p.outputs[j] << ": "
-               << (p.measured_units[j] ? "in the measured units (the recipe's label transform undone)" : "as the head gives it (scaled units)")
-               << "; held-out accuracy not known (the checkpoint does not carry it)\n";
-    }
+    os << "##predictor=" << activity.describe(a) << "\n";
+    for (size_t j = 0; j < p.outputs.size(); ++j) os << "##output=" << visible_text(p.outputs[j]) << ": " << activity.output_note(j, p.held_out[j]) << "\n";
     os << "name\tlength";
     for (const std::string& o : p.outputs) os << '\t' << visible_text(o);
     os << '\n';
