@@ -33,12 +33,14 @@ std::unique_ptr<storage::ReferenceGenome> open_reference(const std::string& path
 }
 #endif
 
-std::unique_ptr<Model> load_model_from_args(const Args& a) {
+std::unique_ptr<Model> load_model_from_args(const Args& a) { return load_model_from_args(a, a.required("model")); }
+
+std::unique_ptr<Model> load_model_from_args(const Args& a, const std::string& dir) {
     ModelOptions mo;
     mo.backend = parse_backend_kind(a.get_or("backend", "auto"));
     mo.threads = int(a.integer("threads", 0, 0, 1024));
     mo.yarn_factor = a.get("yarn") ? a.number("yarn", 0, 1.0 + 1e-9, 64.0) : 0.0;
-    auto m = Model::load(a.required("model"), mo);
+    auto m = Model::load(dir, mo);
     if (!m->notice().empty()) std::fprintf(stderr, "note: %s\n", m->notice().c_str());
     return m;
 }

@@ -21,6 +21,8 @@ bool wants_help(const std::vector<std::string>& argv, const char* usage);
 // Loads --model with --backend (auto|cpu|cuda), --threads and --yarn when present in `a`;
 // prints the backend notice once on stderr.
 std::unique_ptr<Model> load_model_from_args(const Args& a);
+// The model in `dir` under the same --backend, --threads and --yarn (a second model beside --model).
+std::unique_ptr<Model> load_model_from_args(const Args& a, const std::string& dir);
 
 #ifdef CARBON_HAVE_STORAGE
 // A reference genome (--reference) with its index checked and, when the file's own index did not

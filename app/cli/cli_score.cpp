@@ -15,7 +15,10 @@
 #include "carbon/runs/scoring_run.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/scoring/variants.h"
+#include "carbon/predict/variant_activity.h"
+#include "carbon/support/visible_text.h"
 #include "carbon/support/output_file.h"
+#include "cli_activity.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_fasta.h"
@@ -40,9 +43,17 @@ const char* kScoreUsage = R"(usage: carbon-cli score --model DIR --in FILE.fasta
 const char* kVariantUsage = R"(usage: carbon-cli variant --model DIR --in FILE.fasta [--record NAME] --pos P [--ref B] --alt B
              [--window BP] [--rc] [--tags T1,T2 [--free-tags]] [--json] [--yarn F] [--backend ...] [--threads N]
              [--project FILE [--project-wait SECONDS]]
+             [--predictor FILE.json | --predictor NAME (with --project) | --activity-model DIR]
+             [--activity-window BP] [--batch N]
   P is 1-based. Prints site_log_odds = log p(ref) - log p(alt) (FNS marginal at the site) and
   window_delta = S(alt) - S(ref), S the base-level mean log p over --window bases (default 8192)
   centred on the site; with --rc also the reverse-complement delta and the mean of both.
+  With an activity predictor, also the predicted activity of the reference and the alternative
+  and the change (alternative - reference) per output, its held-out accuracy in the '##output'
+  lines: --predictor, fitted on DIR's embeddings (carbon-cli predictor fit; a file, or with
+  --project a predictor stored there), or --activity-model, a fine-tuned regression checkpoint of
+  Carbon's recipes. The predictor sees the whole record, or --activity-window bases centred on the
+  site (for a record longer than what it was trained on).
 )";
 
 const char* kIsmUsage = R"(usage: carbon-cli ism --model DIR --in FILE.fasta [--record NAME] --region START-END --out FILE.tsv
@@ -227,8 +238,12 @@ int cmd_score(const std::vector<std::string>& argv) {
 
 int cmd_variant(const std::vector<std::string>& argv) {
     if (wants_help(argv, kVariantUsage)) return 0;
-    Args a(argv, {"model", "in", "record", "pos", "ref", "alt", "window", "tags", "yarn", "backend", "threads", "chunk", "project", "project-wait"},
+    Args a(argv,
+           {"model", "in", "record", "pos", "ref", "alt", "window", "tags", "yarn", "backend", "threads", "chunk", "project", "project-wait",
+            "predictor", "activity-model", "activity-window", "batch"},
            {"rc", "json", "free-tags", "quiet"});
+    if (a.get("predictor") && a.get("activity-model"))
+        throw Error("give --predictor (fitted on --model's embeddings) or --activity-model (a fine-tuned checkpoint), not both");
     const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
     const std::string in = a.required("in");
     const std::vector<FastaRecord> recs = read_fasta(in);
@@ -248,6 +263,10 @@ int cmd_variant(const std::vector<std::string>& argv) {
     vo.scoring = scoring_options(a);
     vo.window_bp = size_t(a.integer("window", 8192, 1, 1ll << 40));
     vo.reverse_complement = a.flag("rc");
+    const size_t activity_window = size_t(a.integer("activity-window", 0, 1, 1ll << 40));
+    const size_t batch = size_t(a.integer("batch", 16, 1, 4096));
+    std::optional<Probe> probe;
+    if (a.get("predictor")) probe = predictor_from_args(a);  // a wrong predictor is refused before any model loads
 
     auto m = load_model_from_args(a);
     vo.scoring.context_tokens = size_t(m->config().max_position_embeddings);
@@ -259,6 +278,24 @@ int cmd_variant(const std::vector<std::string>& argv) {
                                              return true;
                                          });
     progress.finish();
+    // The predicted activity change: a fitted predictor over this model, or a second model.
+    std::unique_ptr<Model> activity_checkpoint;
+    std::optional<ActivityModel> activity;
+    if (probe)
+        activity.emplace(*m, std::move(probe));
+    else if (auto dir = a.get("activity-model"))
+        activity.emplace(*(activity_checkpoint = load_model_from_args(a, *dir)), std::nullopt);
+    VariantActivities va;
+    if (activity) {
+        const BaseVariant bv{size_t(pos - 1), 0, alt};
+        try {  // the variant itself was checked by the scoring above: what fails here is the predictor's input
+            va = predict_variant_activity(activity->predictor(), rec.sequence, std::span<const BaseVariant>(&bv, 1),
+                                          "record '" + visible_text(rec.name, 80) + "'", activity_window, batch);
+        } catch (const Error& e) {
+            if (activity_window) throw;
+            throw Error(std::string(e.what()) + " (the predictor was given the whole record; --activity-window BP gives it that many bases centred on the site)");
+        }
+    }
     if (a.flag("json")) {
         Json j = {{"record", rec.name}, {"pos", pos}, {"ref", std::string(1, v.ref)}, {"alt", std::string(1, v.alt)},
                             {"site_log_odds", jnum(v.site_log_odds)}, {"window_start", v.window.start + 1},
@@ -267,19 +304,52 @@ int cmd_variant(const std::vector<std::string>& argv) {
             j["window_delta_rc"] = jnum(v.window_delta_rc);
             j["window_delta_mean"] = jnum(v.window_delta_mean);
         }
+        if (activity) {
+            const VariantActivity& r = va.variants[0];
+            Json outs = Json::array();
+            for (size_t k = 0; k < va.outputs.size(); ++k)
+                outs.push_back({{"name", va.outputs[k]}, {"reference", jnum(r.reference[k])}, {"alternative", jnum(r.alternative[k])},
+                                {"change", jnum(r.change[k])}, {"note", activity->output_note(k, va.held_out[k])}});
+            j["activity"] = {{"predictor", activity->describe(a)}, {"window_start", r.window.start + 1}, {"window_end", r.window.end},
+                             {"outputs", outs}};
+        }
         std::cout << j.dump(2) << "\n";
     } else {
-        std::printf("record\tpos\tref\talt\tsite_log_odds\twindow_start\twindow_end\twindow_delta%s\n",
-                    vo.reverse_complement ? "\twindow_delta_rc\twindow_delta_mean" : "");
-        std::printf("%s\t%lld\t%c\t%c\t%s\t%zu\t%zu\t%s", rec.name.c_str(), pos, v.ref, v.alt, num(v.site_log_odds).c_str(),
-                    v.window.start + 1, v.window.end, num(v.window_delta).c_str());
-        if (vo.reverse_complement) std::printf("\t%s\t%s", num(v.window_delta_rc).c_str(), num(v.window_delta_mean).c_str());
-        std::printf("\n");
+        std::string head = "record\tpos\tref\talt\tsite_log_odds\twindow_start\twindow_end\twindow_delta";
+        if (vo.reverse_complement) head += "\twindow_delta_rc\twindow_delta_mean";
+        std::string row = visible_text(rec.name) + "\t" + std::to_string(pos) + "\t" + v.ref + "\t" + v.alt + "\t" + num(v.site_log_odds) + "\t" +
+                          std::to_string(v.window.start + 1) + "\t" + std::to_string(v.window.end) + "\t" + num(v.window_delta);
+        if (vo.reverse_complement) row += "\t" + num(v.window_delta_rc) + "\t" + num(v.window_delta_mean);
+        if (activity) {
+            const VariantActivity& r = va.variants[0];
+            std::printf("##predictor=%s\n", activity->describe(a).c_str());
+            head += "\tactivity_window_start\tactivity_window_end";
+            row += "\t" + std::to_string(r.window.start + 1) + "\t" + std::to_string(r.window.end);
+            for (size_t k = 0; k < va.outputs.size(); ++k) {
+                const std::string o = visible_text(va.outputs[k]);
+                std::printf("##output=%s: %s\n", o.c_str(), activity->output_note(k, va.held_out[k]).c_str());
+                head += "\t" + o + "_reference\t" + o + "_alternative\t" + o + "_change";
+                row += "\t" + num(r.reference[k]) + "\t" + num(r.alternative[k]) + "\t" + num(r.change[k]);
+            }
+        }
+        std::printf("%s\n%s\n", head.c_str(), row.c_str());
     }
-    if (project)
-        store_variant(*project, *m, {rec.name, rec.description, rec.sequence}, v,
-                      {{"in", in}, {"pos", std::to_string(pos)}, {"alt", std::string(1, alt)}, {"window_bp", std::to_string(vo.window_bp)},
-                       {"rc", vo.reverse_complement ? "1" : "0"}, {"tags", vo.scoring.tags}, {"yarn", a.get_or("yarn", "")}});
+    if (project) {
+        RunSettings settings{{"in", in}, {"pos", std::to_string(pos)}, {"alt", std::string(1, alt)}, {"window_bp", std::to_string(vo.window_bp)},
+                             {"rc", vo.reverse_complement ? "1" : "0"}, {"tags", vo.scoring.tags}, {"yarn", a.get_or("yarn", "")}};
+        if (activity) {  // the predicted change is kept with the run, beside what predicted it
+            const VariantActivity& r = va.variants[0];
+            settings.push_back({"activity_predictor", activity->describe(a)});
+            settings.push_back({"activity_window", std::to_string(r.window.start + 1) + "-" + std::to_string(r.window.end)});
+            for (size_t k = 0; k < va.outputs.size(); ++k) {
+                settings.push_back({"activity_" + va.outputs[k] + "_reference", num(r.reference[k])});
+                settings.push_back({"activity_" + va.outputs[k] + "_alternative", num(r.alternative[k])});
+                settings.push_back({"activity_" + va.outputs[k] + "_change", num(r.change[k])});
+                settings.push_back({"activity_" + va.outputs[k] + "_note", activity->output_note(k, va.held_out[k])});
+            }
+        }
+        store_variant(*project, *m, {rec.name, rec.description, rec.sequence}, v, settings);
+    }
     return 0;
 }
 

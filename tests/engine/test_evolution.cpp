@@ -15,6 +15,7 @@
 #include "carbon/generation/design_check.h"
 #include "carbon/predict/evolution.h"
 #include "carbon/predict/objective.h"
+#include "carbon/predict/variant_activity.h"
 #include "carbon/tokenizer/tokenizer.h"
 #include "check.h"
 #include "test_model_dir.h"
@@ -221,6 +222,55 @@ TEST(the_start_must_keep_the_constraints_and_cancel_stops) {
     const EvolutionResult none = evolve(pred, obj, checker, {"ACGTTACGTACG", 0, 0, 4});
     CHECK_EQ(none.rounds.size(), size_t(1));
     CHECK(none.stopped.find("budget of 0") != std::string::npos);
+}
+
+TEST(variant_activity_is_alternative_minus_reference_on_each_window) {
+    // An additive predictor over 12 positions: the change of one edit is its weight difference,
+    // whatever the window, as long as the window holds the site.
+    TablePredictor t;
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<double> u(-1, 1);
+    t.w.assign(2, std::vector<std::array<double, 4>>(12));
+    for (auto& out : t.w)
+        for (auto& p : out)
+            for (double& x : p) x = u(rng);
+    const std::string seq = "ACGTTGCAACGT";
+    const auto weight = [&](size_t k, size_t at, char b) { return t.w[k][at][size_t(std::string_view("ACGT").find(b))]; };
+    const std::vector<BaseVariant> vs = {{0, 'A', 'G'}, {5, 0, 'T'}, {11, 't', 'c'}};
+    VariantActivities whole = predict_variant_activity(t, seq, vs, "s");
+    CHECK_EQ(whole.variants.size(), size_t(3));
+    CHECK_EQ(t.calls, size_t(1));  // one batch: the reference once, the three alternatives
+    for (size_t v = 0; v < vs.size(); ++v) {
+        const VariantActivity& a = whole.variants[v];
+        CHECK_EQ(a.window.start, size_t(0));
+        CHECK_EQ(a.window.end, seq.size());
+        CHECK_EQ(a.ref, seq[vs[v].position]);
+        for (size_t k = 0; k < 2; ++k) {
+            const double want = weight(k, a.position, a.alt) - weight(k, a.position, a.ref);
+            CHECK(std::abs(a.change[k] - want) < 1e-12);
+            CHECK(std::abs(a.alternative[k] - a.reference[k] - a.change[k]) < 1e-12);
+        }
+    }
+    // Windows of 4 bases, moved inward at the ends (positions 0 and 11 sit at 0-3 and 8-11): the
+    // predictor reads positions 0..3 of each window, so the change is the weight difference at
+    // the site's place in its window; the reference is predicted once per distinct window.
+    VariantActivities win = predict_variant_activity(t, seq, vs, "s", 4);
+    for (size_t v = 0; v < vs.size(); ++v) {
+        const VariantActivity& a = win.variants[v];
+        CHECK_EQ(a.window.end - a.window.start, size_t(4));
+        CHECK_EQ(a.window.start, (std::vector<size_t>{0, 3, 8}[v]));
+        CHECK(a.window.start <= a.position && a.position < a.window.end);
+        const size_t at = a.position - a.window.start;
+        for (size_t k = 0; k < 2; ++k) CHECK(std::abs(a.change[k] - (weight(k, at, a.alt) - weight(k, at, a.ref))) < 1e-12);
+    }
+    // Refused before anything is predicted, naming the 1-based position.
+    const size_t calls = t.calls;
+    CHECK_THROWS_WITH(predict_variant_activity(t, seq, std::vector<BaseVariant>{{12, 0, 'A'}}, "s"), "s: position 13 is outside");
+    CHECK_THROWS_WITH(predict_variant_activity(t, seq, std::vector<BaseVariant>{{1, 'A', 'G'}}, "s"), "position 2: the stated reference A is not the sequence's base C");
+    CHECK_THROWS_WITH(predict_variant_activity(t, seq, std::vector<BaseVariant>{{1, 0, 'C'}}, "s"), "position 2: the alternative 'C' is not one of");
+    CHECK_THROWS_WITH(predict_variant_activity(t, "ACNT", std::vector<BaseVariant>{{2, 0, 'C'}}, "s"), "position 3: the reference base is N");
+    CHECK_THROWS_WITH(predict_variant_activity(t, seq, std::vector<BaseVariant>{{1, 0, 0x1b}}, "s"), "'\\x1b'");
+    CHECK_EQ(t.calls, calls);
 }
 
 int main() { return check::run_all(); }
