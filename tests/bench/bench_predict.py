@@ -15,42 +15,23 @@ load (a run of one sequence) are taken off its time, as transformers' is timed a
 import json
 import os
 import random
-import shutil
 import subprocess
 import time
 
 import sys
 
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM, LlamaForSequenceClassification
+from transformers import LlamaForSequenceClassification
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from carbon_testlib import bench_arguments, bench_model, cpu_flags, padded_batch  # noqa: E402
+from carbon_testlib import bench_arguments, bench_model, bench_regression_checkpoint, cpu_flags, padded_batch  # noqa: E402
 
 
 def main():
     a = bench_arguments(count=(int, 64), lengths=(str, "200,1000"))
     torch.set_num_threads(a.threads)
     lm = bench_model(a)
-    run_dir = os.path.join(a.work, f"{a.preset}-predictor")
-    best = os.path.join(run_dir, "best_model")
-    if not os.path.exists(os.path.join(best, "config.json")):
-        cfg = LlamaConfig.from_pretrained(lm)
-        cfg.architectures = ["LlamaForSequenceClassification"]
-        cfg.num_labels = 3
-        cfg.id2label = {0: "K562_scaled", 1: "HepG2_scaled", 2: "SKNSH_scaled"}
-        cfg.label2id = {v: k for k, v in cfg.id2label.items()}
-        cfg.problem_type = "regression"
-        cfg.pad_token_id = cfg.eos_token_id
-        model = LlamaForSequenceClassification(cfg).to(torch.bfloat16)
-        model.model.load_state_dict(LlamaForCausalLM.from_pretrained(lm, dtype=torch.bfloat16).model.state_dict())
-        model.save_pretrained(best)
-        for f in os.listdir(lm):
-            if f.startswith("tokenizer") or f == "special_tokens_map.json":
-                shutil.copy(os.path.join(lm, f), best)
-        with open(os.path.join(run_dir, "run_config.json"), "w") as f:
-            json.dump({"dna_mode": "auto_dna_tags", "rc_eval_average": True, "max_length": 1024,
-                       "label_transform": {t: {"center": 0.0, "scale": 1.0} for t in ("K562", "HepG2", "SKNSH")}}, f)
+    best = bench_regression_checkpoint(a, lm)
     rng = random.Random(1)
     for length in [int(x) for x in a.lengths.split(",")]:
         seqs = ["".join(rng.choice("ACGT") for _ in range(length)) for _ in range(a.count)]

@@ -122,6 +122,36 @@ def bench_model(a):
     return lm
 
 
+def bench_regression_checkpoint(a, lm):
+    """`lm` turned into a 3-output regression checkpoint by transformers (save_pretrained, a random
+    head, bf16) with a malinois-style run_config.json (reverse-complement averaged, an identity label
+    transform), in the bench's work folder, written once; returns its best_model folder."""
+    import shutil
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM, LlamaForSequenceClassification
+    run_dir = os.path.join(a.work, f"{a.preset}-predictor")
+    best = os.path.join(run_dir, "best_model")
+    if os.path.exists(os.path.join(best, "config.json")):
+        return best
+    cfg = LlamaConfig.from_pretrained(lm)
+    cfg.architectures = ["LlamaForSequenceClassification"]
+    cfg.num_labels = 3
+    cfg.id2label = {0: "K562_scaled", 1: "HepG2_scaled", 2: "SKNSH_scaled"}
+    cfg.label2id = {v: k for k, v in cfg.id2label.items()}
+    cfg.problem_type = "regression"
+    cfg.pad_token_id = cfg.eos_token_id
+    model = LlamaForSequenceClassification(cfg).to(torch.bfloat16)
+    model.model.load_state_dict(LlamaForCausalLM.from_pretrained(lm, dtype=torch.bfloat16).model.state_dict())
+    model.save_pretrained(best)
+    for f in os.listdir(lm):
+        if f.startswith("tokenizer") or f == "special_tokens_map.json":
+            shutil.copy(os.path.join(lm, f), best)
+    with open(os.path.join(run_dir, "run_config.json"), "w") as f:
+        json.dump({"dna_mode": "auto_dna_tags", "rc_eval_average": True, "max_length": 1024,
+                   "label_transform": {t: {"center": 0.0, "scale": 1.0} for t in ("K562", "HepG2", "SKNSH")}}, f)
+    return best
+
+
 def cpu_flags():
     """The CPU flags a benchmark figure is recorded with (the vector and matrix extensions)."""
     flags = set()
