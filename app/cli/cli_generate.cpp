@@ -9,7 +9,10 @@
 #include "carbon/generation/fns_generate.h"
 #include "carbon/model.h"
 #include "carbon/runs/generation_run.h"
+#include "carbon/runs/objective_ranking.h"
+#include "carbon/support/visible_text.h"
 #include "carbon/support/output_file.h"
+#include "cli_activity.h"
 #include "cli_args.h"
 #include "cli_common.h"
 #include "cli_constraints.h"
@@ -36,6 +39,8 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
              [--forbid-matrices FILE [--forbid-pvalue P]]
              [--require-matrices FILE [--require-pvalue P] [--require-within FROM-TO]]
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
+             [--objective SPEC (--predictor FILE.json | --predictor NAME (with --project) | --activity-model DIR)
+              [--keep K] [--batch N]]
              [--project FILE] [--backend auto|cpu|cuda] [--threads N] [--quiet]
   Designs continue the left context base by base (FNS, the default) or 6-mer by 6-mer (direct),
   under the template's IUPAC letters and the constraints, ranked by how well design + right flank
@@ -57,6 +62,13 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
   is where the model's own choices make one, and at the latest in the span's last window.
   --gc MIN-MAX: each design's G+C content within the window, as fractions (0.4-0.6) or
   percentages (40%-60%); enforced while generating.
+  --objective SPEC: generate and rank. An activity predictor predicts every design (its own bases)
+  and the designs are ranked by the objective, the best --keep K of them (default all) written and
+  stored, each header with objective= and every output's value. SPEC: an output (K562), its MinGap
+  specificity (mingap:K562 or mingap:K562-HepG2,SKNSH) or a weighted sum (sum:K562=1,HepG2=-0.5).
+  The predictor: --predictor, fitted on DIR's embeddings (carbon-cli predictor fit; a file, or
+  with --project a predictor stored there), or --activity-model, a fine-tuned regression
+  checkpoint of Carbon's recipes.
 )";
 
 }  // namespace
@@ -67,7 +79,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
             "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "project-wait", "draft", "draft-tokens", "draft-verify",
             "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within", "guidance",
-            "negative-tags"},
+            "negative-tags", "objective", "predictor", "activity-model", "keep", "batch"},
            {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
     if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
@@ -95,8 +107,28 @@ int cmd_generate(const std::vector<std::string>& argv) {
     req.max_backtracks = size_t(a.integer("max-backtracks", 512, 0, 1 << 30));
     const std::string out_path = a.required("out");
     const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
+    // Generate and rank: the predictor is read (and a wrong one refused) before any model loads.
+    if ((a.get("predictor") || a.get("activity-model") || a.get("keep")) && !a.get("objective"))
+        throw Error("--predictor, --activity-model and --keep rank the designs by an objective: give --objective SPEC");
+    if (a.get("objective") && !a.get("predictor") && !a.get("activity-model"))
+        throw Error("--objective needs a predictor: --predictor FILE.json (or NAME with --project) or --activity-model DIR");
+    if (a.get("predictor") && a.get("activity-model"))
+        throw Error("give --predictor (fitted on --model's embeddings) or --activity-model (a fine-tuned checkpoint), not both");
+    std::optional<Probe> probe;
+    if (a.get("predictor")) probe = predictor_from_args(a);
+    const size_t keep = size_t(a.integer("keep", 0, 1, 100000));
+    if (keep > req.count) throw Error("--keep " + std::to_string(keep) + " is more than the " + std::to_string(req.count) + " designs of --count");
+    const size_t rank_batch = size_t(a.integer("batch", 16, 1, 4096));
 
     auto m = load_model_from_args(a);
+    std::unique_ptr<Model> activity_checkpoint;
+    std::optional<ActivityModel> activity;
+    std::optional<Objective> objective;
+    if (probe)
+        activity.emplace(*m, std::move(probe));
+    else if (auto dir = a.get("activity-model"))
+        activity.emplace(*(activity_checkpoint = load_model_from_args(a, *dir)), std::nullopt);
+    if (activity) objective = Objective::parse(a.required("objective"), activity->predictor().outputs(), "--objective");
     // --draft: a smaller model of the same family proposes tokens the target verifies.
     std::unique_ptr<Model> draft;
     runs::GenerationRunOptions run_options;
@@ -125,10 +157,19 @@ int cmd_generate(const std::vector<std::string>& argv) {
         progress.update(double(p.bases_done), double(p.bases_total), "bp", p.bases_per_second);
         return true;
     };
-    const runs::GenerationRun run = runs::run_generation(*m, std::move(req), run_options, cb);
+    runs::GenerationRun run = runs::run_generation(*m, std::move(req), run_options, cb);
+    progress.finish();
+    if (activity && !run.result.designs.empty()) {
+        ProgressPrinter ranking(quiet);
+        runs::rank_by_objective(run, activity->predictor(), *objective,
+                                {activity->describe(a), keep, rank_batch}, [&](size_t done, size_t total) {
+                                    ranking.update(double(done), double(total), "designs predicted", 0);
+                                    return true;
+                                });
+        ranking.finish();
+    }
     const DesignRequest& rq = run.request;
     const GenerationResult& r = run.result;
-    progress.finish();
     for (const std::string& n : r.notices) std::fprintf(stderr, "note: %s\n", n.c_str());
     const SpeculativeStats& ss = r.speculative;
     if (ss.used) {
@@ -138,8 +179,15 @@ int cmd_generate(const std::vector<std::string>& argv) {
                      speculative_verify_name(ss.verify), ss.drafted, ss.accepted, 100 * ss.acceptance_rate(), ss.tokens_per_target_pass(), ss.target_passes,
                      ss.draft_passes, ss.speedup(), ss.disabled ? "; switched off: " : "", ss.disabled_reason.c_str());
     }
-    for (const Design& d : r.designs) {
-        out << ">design_" << d.index + 1 << " rank=" << d.rank << " design_logp=" << d.design_logp
+    for (size_t di = 0; di < r.designs.size(); ++di) {
+        const Design& d = r.designs[di];
+        out << ">design_" << d.index + 1 << " rank=" << d.rank;
+        if (run.ranking) {
+            out << " objective=" << tsv_number(run.ranking->objective_values[di]);
+            for (size_t k = 0; k < run.ranking->outputs.size(); ++k)
+                out << ' ' << visible_text(run.ranking->outputs[k]) << '=' << tsv_number(run.ranking->values[di][k]);
+        }
+        out << " design_logp=" << d.design_logp
             << " ranking_logp=" << d.ranking_logp << " length=" << d.bases.size() << " mode=" << generation_mode_name(rq.mode)
             << " temperature=" << rq.sampling.temperature << " top_p=" << rq.sampling.top_p << " seed=" << rq.sampling.seed
             << " stream=" << d.index;
@@ -164,9 +212,16 @@ int cmd_generate(const std::vector<std::string>& argv) {
         for (size_t i = 0; i < d.bases.size(); i += 60) out << d.bases.substr(i, 60) << "\n";
     }
     out_file.commit();
-    std::fprintf(stderr, "%zu design(s), %.0f bp in %.2f s (%.1f bp/s, %s mode) on %s -> %s\n", r.designs.size(),
-                 run.bases_per_second * run.seconds, run.seconds, run.bases_per_second, generation_mode_name(rq.mode),
-                 m->backend().describe().c_str(), out_path.c_str());
+    std::fprintf(stderr, "%zu design(s), %.0f bp in %.2f s (%.1f bp/s, %s mode) on %s -> %s\n",
+                 run.ranking ? run.ranking->proposed : r.designs.size(), run.bases_per_second * run.seconds, run.seconds, run.bases_per_second,
+                 generation_mode_name(rq.mode), m->backend().describe().c_str(), out_path.c_str());
+    if (const auto& rk = run.ranking) {
+        std::fprintf(stderr, "ranked by %s (%s) with %s: kept the best %zu of %zu, objective %s to %s\n", rk->objective.c_str(),
+                     rk->objective_described.c_str(), rk->predictor.c_str(), rk->kept, rk->proposed, tsv_number(rk->objective_values.front()).c_str(),
+                     tsv_number(rk->objective_values.back()).c_str());
+        for (size_t k = 0; k < rk->outputs.size(); ++k)
+            std::fprintf(stderr, "  %s: %s\n", visible_text(rk->outputs[k]).c_str(), activity->output_note(k, rk->held_out[k]).c_str());
+    }
 
     // --project: the run with every setting, its designs (with regions and per-base tracks, read in
     // their place) into a project file.

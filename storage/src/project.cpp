@@ -200,15 +200,18 @@ int64_t Project::add_design(DesignRecord d, std::vector<Track> tracks, std::vect
             for (float v : tr.values)
                 if (!std::isnan(v) && (std::isnan(min_logp) || v < min_logp)) min_logp = v;
     Stmt st(db_, "INSERT INTO designs(run_id, sequence_id, name, bases, design_logp, ranking_logp, rank, stream_index, backtracks, "
-                 "created, flag, min_base_logp, specificity) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                 "created, flag, min_base_logp, specificity, objective) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     st.bind(1, d.run_id).bind_id(2, d.sequence_id).bind(3, d.name).bind(4, d.bases).bind(5, d.design_logp).bind(6, d.ranking_logp);
     st.bind(7, d.rank).bind(8, d.stream_index).bind(9, d.backtracks).bind(10, d.created).bind(11, d.flag);
     if (std::isnan(min_logp)) st.bind_null(12);
     else st.bind(12, min_logp);
     if (std::isnan(d.specificity)) st.bind_null(13);
     else st.bind(13, d.specificity);
+    if (std::isnan(d.objective)) st.bind_null(14);
+    else st.bind(14, d.objective);
     st.run();
     const int64_t id = sqlite3_last_insert_rowid(db_);
+    insert_predictions(id, d.name, d.predictions);
     for (Track& tr : tracks) {
         tr.design_id = id;
         tr.sequence_id = 0;
@@ -352,6 +355,7 @@ DesignRecord read_design(const Stmt& s) {
     d.flag = s.text(11);
     d.min_base_logp = s.real(12);  // NULL reads as NaN
     d.specificity = s.real(13);
+    d.objective = s.real(14);
     return d;
 }
 
@@ -466,7 +470,7 @@ std::optional<Run> Project::run(int64_t id) {
 
 std::vector<DesignRecord> Project::list_designs(int64_t run_id, bool with_bases) {
     std::string q = std::string("SELECT id, run_id, sequence_id, name, ") + (with_bases ? "bases" : "''") +
-                    ", design_logp, ranking_logp, rank, stream_index, backtracks, created, flag, min_base_logp, specificity FROM designs";
+                    ", design_logp, ranking_logp, rank, stream_index, backtracks, created, flag, min_base_logp, specificity, objective FROM designs";
     q += run_id ? " WHERE run_id = ? ORDER BY rank, id" : " ORDER BY run_id, rank, id";
     Stmt s(db_, q.c_str());
     if (run_id) s.bind(1, run_id);
@@ -477,7 +481,7 @@ std::vector<DesignRecord> Project::list_designs(int64_t run_id, bool with_bases)
 
 std::optional<DesignRecord> Project::design(int64_t id) {
     Stmt s(db_, "SELECT id, run_id, sequence_id, name, bases, design_logp, ranking_logp, rank, stream_index, backtracks, created, "
-                "flag, min_base_logp, specificity FROM designs WHERE id = ?");
+                "flag, min_base_logp, specificity, objective FROM designs WHERE id = ?");
     s.bind(1, id);
     if (!s.step()) return std::nullopt;
     return read_design(s);
@@ -528,7 +532,7 @@ std::vector<VariantRecord> Project::variants_of_sequence(int64_t sequence_id) {
 }
 
 int64_t Project::count(const std::string& table) {
-    static const char* const kTables[] = {"sequences", "regions", "runs", "run_settings", "designs", "tracks", "variants", "vep_results", "features", "predictors"};
+    static const char* const kTables[] = {"sequences", "regions", "runs", "run_settings", "designs", "tracks", "variants", "vep_results", "features", "predictors", "design_predictions"};
     for (const char* t : kTables)
         if (table == t) {
             const std::string q = "SELECT count(*) FROM " + table;

@@ -125,6 +125,7 @@ MergeResult merge_project(Project& into, Project& from) {
     for (DesignRecord d : from.list_designs(0, true)) {
         std::vector<Track> tracks = from.tracks_of_design(d.id);
         std::vector<Region> regions = from.regions_of_design(d.id);
+        d.predictions = from.predictions_of_design(d.id);
         r.tracks += tracks.size();
         r.regions += regions.size();
         d.id = 0;

@@ -173,6 +173,19 @@ CREATE TABLE predictors(
   conditions TEXT NOT NULL CHECK(json_valid(conditions)),
   definition TEXT NOT NULL CHECK(json_valid(definition)));
 )sql",
+    // 7 -> 8: what an activity predictor says of a design (generate-and-rank, evolution): one row
+    // per design, predictor and output, with the predictor's held-out accuracy beside the value;
+    // and the design's objective (the run's settings say which), NULL where none was computed.
+    R"sql(
+ALTER TABLE designs ADD COLUMN objective REAL;
+CREATE TABLE design_predictions(
+  design_id INTEGER NOT NULL REFERENCES designs(id) ON DELETE CASCADE,
+  predictor TEXT NOT NULL,
+  output TEXT NOT NULL,
+  value REAL,
+  held_out TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY(design_id, predictor, output)) WITHOUT ROWID;
+)sql",
 };
 
 void exec(sqlite3* db, const std::string& sql, const std::string& what) {
@@ -232,10 +245,17 @@ void create_read_compat_views(sqlite3* db, int version) {
     // TEMP objects live in the connection's own temporary database, never in the file, and are
     // found before the file's own tables of the same name.
     if (version < 3)
-        exec(db, "CREATE TEMP VIEW designs AS SELECT *, '' AS flag, NULL AS min_base_logp, NULL AS specificity FROM main.designs",
+        exec(db, "CREATE TEMP VIEW designs AS SELECT *, '' AS flag, NULL AS min_base_logp, NULL AS specificity, NULL AS objective FROM main.designs",
              "reading a schema " + std::to_string(version) + " project");
     else if (version < 5)
-        exec(db, "CREATE TEMP VIEW designs AS SELECT *, NULL AS specificity FROM main.designs",
+        exec(db, "CREATE TEMP VIEW designs AS SELECT *, NULL AS specificity, NULL AS objective FROM main.designs",
+             "reading a schema " + std::to_string(version) + " project");
+    else if (version < 8)
+        exec(db, "CREATE TEMP VIEW designs AS SELECT *, NULL AS objective FROM main.designs",
+             "reading a schema " + std::to_string(version) + " project");
+    if (version < 8)
+        exec(db,
+             "CREATE TEMP VIEW design_predictions(design_id, predictor, output, value, held_out) AS SELECT 0, '', '', NULL, '' WHERE 0",
              "reading a schema " + std::to_string(version) + " project");
     if (version < 4)
         exec(db,

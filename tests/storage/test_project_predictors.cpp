@@ -2,8 +2,13 @@
 // list_predictors, find_predictor): stored whole and read back, names unique (a second of the
 // same name refused with the file unchanged), a definition that is not a JSON object refused,
 // recovery merging them under a new name where the name is taken, and a project of schema 6
-// read without a predictors table.
+// read without a predictors table. What predictors say of designs (schema 8: DesignRecord's
+// objective and predictions, Project::predictions_of_design): stored with the design and read
+// back, NaN as NULL, a repeated output refused with nothing of the design stored, merged by
+// recovery, and a schema 7 project read without them.
 #include <sqlite3.h>
+
+#include <cmath>
 
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
@@ -29,7 +34,112 @@ PredictorRecord record(const std::string& name) {
     return r;
 }
 
+int64_t generate_run(Project& p) {
+    Run r;
+    r.kind = "generate";
+    r.model_path = "/models/carbon-500m";
+    r.backend = "cpu";
+    r.engine_version = "0.1.0";
+    r.settings = {{"objective", "mingap:K562"}, {"ranked_by", "predictor.json"}};
+    return p.begin_run(r);
+}
+
+DesignRecord ranked_design(int64_t run_id, const std::string& name, double objective) {
+    DesignRecord d;
+    d.run_id = run_id;
+    d.name = name;
+    d.bases = "ACGTACGTAA";
+    d.rank = 1;
+    d.objective = objective;
+    d.predictions = {{"predictor.json", "K562", 1.25, "held-out Pearson r 0.81"}, {"predictor.json", "HepG2", std::nan(""), ""}};
+    return d;
+}
+
 }  // namespace
+
+TEST(design_predictions_are_stored_with_the_design_and_read_back) {
+    const std::string path = temp_path("design-predictions.carbon");
+    auto p = Project::open(path);
+    const int64_t run = generate_run(*p);
+    const int64_t id = p->add_design(ranked_design(run, "design_1", 0.75));
+    const auto d = p->design(id);
+    CHECK(d.has_value());
+    if (d) CHECK_EQ(d->objective, 0.75);
+    const std::vector<DesignPrediction> got = p->predictions_of_design(id);
+    CHECK_EQ(got.size(), size_t(2));
+    if (got.size() == 2) {  // by predictor, then output name
+        CHECK_EQ(got[0].output, std::string("HepG2"));
+        CHECK(std::isnan(got[0].value));
+        CHECK_EQ(got[1].output, std::string("K562"));
+        CHECK_EQ(got[1].value, 1.25);
+        CHECK_EQ(got[1].held_out, std::string("held-out Pearson r 0.81"));
+        CHECK_EQ(got[1].predictor, std::string("predictor.json"));
+    }
+    CHECK_EQ(p->count("design_predictions"), int64_t(2));
+    // A design without an objective reads NaN and has no predictions.
+    DesignRecord plain;
+    plain.run_id = run;
+    plain.name = "plain";
+    plain.bases = "ACGT";
+    const int64_t pid = p->add_design(plain);
+    CHECK(std::isnan(p->design(pid)->objective));
+    CHECK(p->predictions_of_design(pid).empty());
+    // The same output twice: refused, and nothing of that design is stored.
+    DesignRecord twice = ranked_design(run, "design_2", 0.5);
+    twice.predictions.push_back(twice.predictions[0]);
+    CHECK_THROWS_WITH(p->add_design(twice), "design 'design_2'", "output 'K562' of predictor 'predictor.json' given twice");
+    CHECK_EQ(p->list_designs(run).size(), size_t(2));
+    CHECK_EQ(p->count("design_predictions"), int64_t(2));
+}
+
+TEST(recovery_merges_design_predictions) {
+    const std::string into_path = temp_path("dp-into.carbon"), from_path = temp_path("dp-from.carbon");
+    auto into = Project::open(into_path);
+    auto from = Project::open(from_path);
+    from->add_design(ranked_design(generate_run(*from), "design_1", 2.5));
+    const MergeResult m = merge_project(*into, *from);
+    CHECK_EQ(m.designs, size_t(1));
+    const auto designs = into->list_designs();
+    CHECK_EQ(designs.size(), size_t(1));
+    if (!designs.empty()) {
+        CHECK_EQ(designs[0].objective, 2.5);
+        CHECK_EQ(into->predictions_of_design(designs[0].id).size(), size_t(2));
+    }
+}
+
+TEST(a_schema_7_project_is_read_without_design_predictions) {
+    const std::string path = temp_path("dp-v7.carbon");
+    {
+        auto p = Project::open(path);
+        DesignRecord d;
+        d.run_id = generate_run(*p);
+        d.name = "old";
+        d.bases = "ACGTAC";
+        p->add_design(d);
+    }
+    sqlite3* db = nullptr;
+    CHECK(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "PRAGMA journal_mode = DELETE; DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective; PRAGMA user_version = 7;",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+    const std::string before = file_bytes(path);
+    {
+        auto p = Project::open(path, OpenOptions{.create = false, .read_only = true});
+        CHECK_EQ(p->file_schema_version(), 7);
+        const auto designs = p->list_designs();
+        CHECK_EQ(designs.size(), size_t(1));
+        if (!designs.empty()) {
+            CHECK(std::isnan(designs[0].objective));
+            CHECK(p->predictions_of_design(designs[0].id).empty());
+        }
+        CHECK_EQ(p->count("design_predictions"), int64_t(0));
+    }
+    CHECK(file_bytes(path) == before);
+    auto p = Project::open(path);
+    CHECK_EQ(p->file_schema_version(), schema_version());
+    const int64_t id = p->add_design(ranked_design(p->list_runs()[0].id, "new", 1.0));
+    CHECK_EQ(p->predictions_of_design(id).size(), size_t(2));
+}
 
 TEST(predictors_are_stored_whole_and_read_back_by_name) {
     const std::string path = temp_path("predictors.carbon");
@@ -111,7 +221,7 @@ TEST(a_schema_6_project_is_read_without_predictors_and_migrated_when_written) {
     }
     sqlite3* db = nullptr;
     CHECK(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-    CHECK(sqlite3_exec(db, "PRAGMA journal_mode = DELETE; DROP TABLE predictors; PRAGMA user_version = 6;", nullptr, nullptr, nullptr) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "PRAGMA journal_mode = DELETE; DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective; DROP TABLE predictors; PRAGMA user_version = 6;", nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(db);
     const std::string before = file_bytes(path);
     {

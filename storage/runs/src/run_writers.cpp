@@ -17,14 +17,26 @@ StoredGeneration write_generation_run(storage::Project& p, const GenerationRun& 
     all.emplace_back("draft", run.draft_dir);
     if (run.result.speculative.used) all.emplace_back("draft_tokens", std::to_string(run.draft_tokens));
     for (auto& kv : speculative_settings(run.result.speculative)) all.push_back(std::move(kv));
+    if (const auto& r = run.ranking) {  // generate-and-rank: what ranked the designs
+        all.emplace_back("ranked_by", r->predictor);
+        all.emplace_back("objective", r->objective);
+        all.emplace_back("objective_described", r->objective_described);
+        all.emplace_back("proposed", std::to_string(r->proposed));
+        all.emplace_back("kept", std::to_string(r->kept));
+    }
     StoredGeneration stored;
     stored.run_id = p.begin_run(make_run(run.model_dir, run.backend, "generate", req.sampling.seed, std::move(all)));
     const std::vector<Design>& designs = run.result.designs;
     for (size_t i = 0; i < designs.size(); ++i) {
         std::vector<storage::Track> tracks;
         if (i < run.tracks.size()) tracks = base_score_tracks(run.tracks[i]);
-        stored.design_ids.push_back(p.add_design(design_record(designs[i], stored.run_id, sequence_id), std::move(tracks),
-                                                 design_regions(req.template_iupac, designs[i].bases.size())));
+        storage::DesignRecord rec = design_record(designs[i], stored.run_id, sequence_id);
+        if (run.ranking && i < run.ranking->values.size()) {
+            const ObjectiveRanking& r = *run.ranking;
+            rec.objective = r.objective_values[i];
+            for (size_t k = 0; k < r.outputs.size(); ++k) rec.predictions.push_back({r.predictor, r.outputs[k], r.values[i][k], r.held_out[k]});
+        }
+        stored.design_ids.push_back(p.add_design(std::move(rec), std::move(tracks), design_regions(req.template_iupac, designs[i].bases.size())));
     }
     p.finish_run(stored.run_id, run.result.cancelled ? "cancelled" : "finished", run.bases_per_second);
     return stored;

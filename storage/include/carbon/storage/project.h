@@ -95,6 +95,14 @@ struct Run {
     std::optional<std::string> setting(const std::string& key) const;
 };
 
+// One output of an activity predictor for a design: the predictor (its name or file, as the run
+// says it), the output, the value (NaN: not predicted) and its held-out accuracy in words.
+struct DesignPrediction {
+    std::string predictor, output;
+    double value = std::nan("");
+    std::string held_out;
+};
+
 // A design as the project holds it: the engine's Design (its bases, scores, rank, stream and
 // backtracks: runs::design_record and design_of map the two) plus what storing adds (ids, the run
 // and the sequence it belongs to, its name, creation time, the user's verdict, its lowest
@@ -115,6 +123,12 @@ struct DesignRecord {
     double min_base_logp = 0;
     // Tag guidance's specificity (fns_generate.h Design::specificity); NaN for unguided designs.
     double specificity = std::nan("");
+    // The run's objective for this design (generate-and-rank, evolution; the run's settings name
+    // it); NaN where none was computed.
+    double objective = std::nan("");
+    // What activity predictors say of it: stored by add_design, read by predictions_of_design
+    // (list_designs leaves it empty).
+    std::vector<DesignPrediction> predictions;
 };
 
 enum class TrackDType : uint8_t { F32 = 0, F16 = 1 };
@@ -254,6 +268,8 @@ public:
     std::vector<DesignRecord> list_designs(int64_t run_id = 0, bool with_bases = true);
     std::optional<DesignRecord> design(int64_t id);
     std::vector<Track> tracks_of_design(int64_t design_id);
+    // By predictor, then output name.
+    std::vector<DesignPrediction> predictions_of_design(int64_t design_id);
     std::vector<Track> tracks_of_sequence(int64_t sequence_id);
     std::vector<VariantRecord> variants_of_sequence(int64_t sequence_id);
     // The rows of a "vep" run in their order, each handed to `row` as it is read (one statement,
@@ -273,6 +289,7 @@ private:
     static int busy_handler(void* self, int count);
     void exec(const char* sql);
     int64_t insert_track(const Track& t);
+    void insert_predictions(int64_t design_id, const std::string& design_name, const std::vector<DesignPrediction>& predictions);
     int64_t insert_region(const Region& r);
     void check_design_flag(const std::string& flag) const;
     std::string path_;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,20 @@ struct GenerationRunOptions {
     bool score_designs = true;  // the per-base tracks of every design, read in its place
 };
 
+// Generate-and-rank (rank_by_objective, objective_ranking.h): what ranked the designs, and what
+// it said of each design kept.
+struct ObjectiveRanking {
+    std::string predictor;            // as the run names it: a predictor file, a stored predictor, a checkpoint
+    std::string objective;            // as asked: "K562", "mingap:K562", "sum:K562=1,HepG2=-0.5"
+    std::string objective_described;  // "K562 - max(HepG2, SKNSH)"
+    std::vector<std::string> outputs;
+    std::vector<std::string> held_out;  // per output: the predictor's held-out accuracy ("" when not known)
+    size_t proposed = 0;                // designs generated; the best `kept` of them are the run's
+    size_t kept = 0;
+    std::vector<std::vector<double>> values;  // per design of result.designs (best first), per output
+    std::vector<double> objective_values;     // per design of result.designs
+};
+
 struct GenerationRun {
     DesignRequest request;  // as it ran: context_tokens from the model, the context fitted to it
     GenerationResult result;
@@ -42,6 +57,7 @@ struct GenerationRun {
     std::string backend;
     std::string draft_dir;    // "" without a draft
     size_t draft_tokens = 0;  // the draft's first k, when speculative decoding was used
+    std::optional<ObjectiveRanking> ranking;  // generate-and-rank: set by rank_by_objective
 };
 
 // Runs `request` on `model` (and the draft of `options`): the left context and right flank fitted
