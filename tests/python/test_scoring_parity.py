@@ -17,7 +17,7 @@ import math
 import os
 import sys
 
-from carbon_testlib import bin_path, dna_ids, require_modules, run, work_dir
+from carbon_testlib import bin_path, require_modules, run, work_dir
 
 # The CPU engine's fp32-activation kernels, which these 1e-4 bounds against transformers float32
 # are for; where the CPU has bf16 dot products the default kernels round matmul inputs to bf16,
@@ -27,9 +27,9 @@ os.environ["CARBON_CPU_KERNELS"] = "fp32"
 require_modules("torch", "transformers", "numpy", "tokenizers")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 from transformers import LlamaForCausalLM  # noqa: E402
+from fns_reference import fns_reference  # noqa: E402
 
 torch.set_num_threads(max(1, os.cpu_count() or 1))
 
@@ -39,7 +39,6 @@ MODELS = [
                              "--head-dim", "24", "--intermediate", "200", "--layers", "3"]),
 ]
 TOL = 1e-4
-CODE = {"A": 0, "T": 1, "C": 2, "G": 3}
 
 
 def sequences():
@@ -52,51 +51,6 @@ def sequences():
         ("lower", rand(12).lower() + rand(30)),
         ("long301", rand(301)),
     ]
-
-
-def dna_token_ids(model_dir, seq):
-    """<dna> 6-mers </dna> by the HybridDNATokenizer rule: upper-case, pad the last block with A,
-    any non-ACGT base makes its 6-mer <oov>."""
-    dna, close, oov, first = dna_ids(model_dir)
-    s = seq.upper()
-    ids = [dna]
-    for i in range(0, len(s), 6):
-        block = s[i:i + 6].ljust(6, "A")
-        if all(c in CODE for c in block):
-            idx = 0
-            for c in block:
-                idx = idx * 4 + CODE[c]
-            ids.append(first + idx)
-        else:
-            ids.append(oov)
-    ids.append(close)
-    return ids, first
-
-
-def reference(model, model_dir, tag_ids, seq):
-    ids, first = dna_token_ids(model_dir, seq)
-    ids = tag_ids + ids
-    p = len(tag_ids) + 1  # index of the first 6-mer
-    with torch.no_grad():
-        logits = model(input_ids=torch.tensor([ids])).logits[0].float()
-    logp = F.log_softmax(logits[:-1], dim=-1)
-    targets = torch.tensor(ids[1:])
-    token = logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)[p - 1:]
-    token_mean = float(token.mean())
-    # Base level: the 6-mer distribution over the DNA rows only, marginalized per position.
-    k = len(ids) - p - 1
-    dna_logits = logits[p - 1:p - 1 + k, first:first + 4096].double()
-    probs = torch.softmax(dna_logits, dim=-1).reshape(k, 4, 4, 4, 4, 4, 4)
-    track = []
-    s = seq.upper()
-    for i, c in enumerate(s):
-        t, j = divmod(i, 6)
-        dims = tuple(d for d in range(1, 7) if d != j + 1)
-        marg = probs[t].sum(dim=tuple(d - 1 for d in dims))
-        track.append(math.log(max(float(marg[CODE[c]]), 1e-12)) if c in CODE else float("nan"))
-    scored = [v for v in track if not math.isnan(v)]
-    base_mean = sum(scored) / len(scored) if scored else float("nan")
-    return token_mean, base_mean, track
 
 
 def main():
@@ -127,7 +81,7 @@ def main():
             tag_text = "".join(t if t.startswith("<") else f"<{t}>" for t in tags.split(",") if t)
             tag_ids = bpe.encode(tag_text, add_special_tokens=False).ids if tag_text else []
             for sname, s in seqs:
-                token_mean, base_mean, track = reference(model, d, tag_ids, s)
+                token_mean, base_mean, track = fns_reference(model, d, tag_ids, s)
                 got = ours[sname]
                 dt = abs(got["token_mean_logp"] - token_mean)
                 db = abs(got["base_mean_logp"] - base_mean)

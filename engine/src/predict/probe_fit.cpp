@@ -5,6 +5,7 @@
 #include "carbon/predict/probe.h"
 #include "carbon/support/common.h"
 #include "report_number.h"
+#include "splitmix.h"
 
 namespace carbon {
 
@@ -18,15 +19,9 @@ constexpr size_t kFewMeasurements = 50;
 std::vector<int> assign_folds(size_t n, size_t folds, uint64_t seed) {
     std::vector<size_t> order(n);
     for (size_t i = 0; i < n; ++i) order[i] = i;
-    uint64_t state = seed;
-    auto next = [&state] {  // SplitMix64
-        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    };
+    SplitMix64 rng{seed};
     for (size_t i = n; i > 1; --i) {
-        const size_t j = size_t(next() % i);  // bias below i / 2^64: none that matters
+        const size_t j = size_t(rng.next() % i);  // bias below i / 2^64: none that matters
         std::swap(order[i - 1], order[j]);
     }
     std::vector<int> fold(n);
