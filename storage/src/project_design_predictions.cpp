@@ -33,4 +33,11 @@ std::vector<DesignPrediction> Project::predictions_of_design(int64_t design_id) 
     return out;
 }
 
+std::vector<std::pair<int64_t, DesignPrediction>> Project::list_design_predictions() {
+    Stmt s(db_, "SELECT design_id, predictor, output, value, held_out FROM design_predictions ORDER BY design_id, predictor, output");
+    std::vector<std::pair<int64_t, DesignPrediction>> out;
+    while (s.step()) out.push_back({s.i64(0), {s.text(1), s.text(2), s.real(3), s.text(4)}});
+    return out;
+}
+
 }  // namespace carbon::storage

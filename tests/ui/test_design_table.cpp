@@ -1,5 +1,8 @@
-// The designs table: numeric sorting of every score column through the proxy, the bases and verdict filters, star / discard.
+// The designs table: numeric sorting of every score column through the proxy, the bases and verdict filters, star / discard;
+// the objective and the predicted outputs (columns that come with the rows, sorted and filtered by name, the predictor and its
+// held-out accuracy in the tooltip).
 #include <QSortFilterProxyModel>
+#include <cmath>
 #include <QLineEdit>
 #include <QTableView>
 #include <QTest>
@@ -87,6 +90,60 @@ private slots:
         model.setMinBaseScores(1, {-3.5, -0.5});
         proxy.sort(DesignTableModel::MinBaseScoreColumn, Qt::DescendingOrder);
         QCOMPARE(column(DesignTableModel::MinBaseScoreColumn), (QList<QVariant>{-0.5, -3.5, -1e300}));
+    }
+
+    void showsPredictedOutputs() {
+        DesignTableModel model;
+        DesignsView view(&model);
+        QSortFilterProxyModel& proxy = *view.proxy();
+        auto row = [](const char* bases, double objective, QList<PredictedValue> predicted) {
+            DesignRow r;
+            r.design.bases = bases;
+            r.run = 3;
+            r.objective = objective;
+            r.predictions = std::move(predicted);
+            return r;
+        };
+        const QString by = QStringLiteral("'round 1' in lab.carbon");
+        const QString acc = QStringLiteral("held-out Pearson r 0.81 [0.74, 0.86], Spearman 0.79, n 120 (5-fold)");
+        model.setRows({row("ACGT", 1.5, {{QStringLiteral("K562"), by, acc, 2.0}, {QStringLiteral("HepG2"), by, acc, 0.5}}),
+                       row("GGCC", -0.25, {{QStringLiteral("K562"), by, acc, 0.75}, {QStringLiteral("HepG2"), by, acc, 1.0}}),
+                       row("TTAA", std::nan(""), {})});
+        QCOMPARE(model.predictionNames(), (QStringList{QStringLiteral("K562"), QStringLiteral("HepG2")}));
+        QCOMPARE(model.columnCount(), int(DesignTableModel::ColumnCount) + 2);
+        const int k562 = model.predictionColumn(QStringLiteral("k562"));
+        QCOMPARE(k562, int(DesignTableModel::ColumnCount));
+        QCOMPARE(model.headerData(k562, Qt::Horizontal).toString(), QStringLiteral("K562 (pred.)"));
+        QCOMPARE(model.index(0, k562).data().toString(), QStringLiteral("2"));
+        QVERIFY(model.index(0, k562).data(Qt::ToolTipRole).toString().contains(acc));
+        QVERIFY(model.index(0, k562).data(Qt::ToolTipRole).toString().contains(by));
+        QCOMPARE(model.index(2, k562).data().toString(), QString());  // not predicted: empty, never 0
+        QVERIFY(model.index(2, k562).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Not predicted")));
+        QCOMPARE(model.index(1, DesignTableModel::ObjectiveColumn).data().toString(), QStringLiteral("-0.25"));
+        // Sorted as numbers, designs without a value last in descending order.
+        proxy.sort(k562, Qt::DescendingOrder);
+        QCOMPARE(proxy.index(0, DesignTableModel::BasesColumn).data().toString(), QStringLiteral("ACGT"));
+        QCOMPARE(proxy.index(2, DesignTableModel::BasesColumn).data().toString(), QStringLiteral("TTAA"));
+        proxy.sort(DesignTableModel::ObjectiveColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(2, DesignTableModel::BasesColumn).data().toString(), QStringLiteral("ACGT"));
+        // Filtered by the output's name (any case) and by the objective; no value fails the term.
+        QLineEdit* filter = view.findChild<QLineEdit*>();
+        QVERIFY(filter);
+        filter->setText(QStringLiteral("k562>0.5"));
+        QCOMPARE(proxy.rowCount(), 2);
+        filter->setText(QStringLiteral("HepG2>=1"));
+        QCOMPARE(proxy.rowCount(), 1);
+        filter->setText(QStringLiteral("objective<0"));
+        QCOMPARE(proxy.rowCount(), 1);
+        // A term typed before the column exists applies once rows bring it.
+        filter->setText(QStringLiteral("sknsh>1"));
+        QCOMPARE(proxy.rowCount(), 0);  // no such column yet: read as bases text, which no design holds
+        model.addRow(row("CCCC", 3.0, {{QStringLiteral("SKNSH"), by, acc, 4.0}}));
+        QCOMPARE(model.columnCount(), int(DesignTableModel::ColumnCount) + 3);
+        QCOMPARE(proxy.rowCount(), 1);
+        QCOMPARE(proxy.index(0, DesignTableModel::BasesColumn).data().toString(), QStringLiteral("CCCC"));
+        model.clear();
+        QCOMPARE(model.columnCount(), int(DesignTableModel::ColumnCount));
     }
 };
 

@@ -9,7 +9,31 @@ namespace carbon::ui {
 DesignTableModel::DesignTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 int DesignTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
-int DesignTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int DesignTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount + int(predictionNames_.size());
+}
+
+int DesignTableModel::predictionColumn(const QString& output) const {
+    for (qsizetype i = 0; i < predictionNames_.size(); ++i)
+        if (predictionNames_[i].compare(output, Qt::CaseInsensitive) == 0) return ColumnCount + int(i);
+    return -1;
+}
+
+const PredictedValue* DesignTableModel::prediction(const DesignRow& r, int column) const {
+    const qsizetype k = column - ColumnCount;
+    if (k < 0 || k >= predictionNames_.size()) return nullptr;
+    for (const PredictedValue& v : r.predictions)
+        if (v.output == predictionNames_[k]) return &v;
+    return nullptr;
+}
+
+QStringList DesignTableModel::newPredictionNames(const QList<DesignRow>& rows) const {
+    QStringList out;
+    for (const DesignRow& r : rows)
+        for (const PredictedValue& v : r.predictions)
+            if (!predictionNames_.contains(v.output) && !out.contains(v.output)) out << v.output;
+    return out;
+}
 
 QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rows_.size()) return {};
@@ -24,6 +48,20 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
     int hits = 0;
     for (int h : r.motifHits) hits += h;
     const bool scanned = !r.motifHits.isEmpty();
+    if (index.column() >= ColumnCount) {  // a predicted output
+        const PredictedValue* v = prediction(r, index.column());
+        const bool known = v && !std::isnan(v->value);
+        if (role == SortRole) return known ? v->value : -1e300;
+        if (role == Qt::DisplayRole) return known ? QString::number(v->value, 'g', 5) : QString();
+        if (role == Qt::ToolTipRole) {
+            if (!v) return tr("Not predicted for this design");
+            QString t = tr("%1 = %2, predicted by %3").arg(v->output, known ? QString::number(v->value, 'g', 8) : tr("not predicted"), v->predictor);
+            return t + QLatin1Char('\n') + (v->heldOut.isEmpty() ? tr("Held-out accuracy not known (the predictor does not carry it)")
+                                                                 : tr("Held-out accuracy: %1").arg(v->heldOut));
+        }
+        if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    }
     if (role == SortRole) {
         switch (index.column()) {
             case FlagColumn: return r.flag == QLatin1String("starred") ? 2 : r.flag.isEmpty() ? 1 : 0;
@@ -31,6 +69,7 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
             case ConstraintsColumn: return constraints;
             case MotifHitsColumn: return scanned ? hits : -1;
             case SpecificityColumn: return std::isnan(d.specificity) ? -1e300 : d.specificity;
+            case ObjectiveColumn: return std::isnan(r.objective) ? -1e300 : r.objective;
             case RankColumn: return d.rank;
             case DesignScoreColumn: return d.design_logp;
             case RankingScoreColumn: return d.ranking_logp;
@@ -65,6 +104,10 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
                 return role == Qt::DisplayRole ? QString::number(d.specificity, 'f', 4)
                                                : tr("Mean log p(base | tags) - log p(base | the guidance's other stream): %1")
                                                      .arg(d.specificity, 0, 'f', 4);
+            case ObjectiveColumn:
+                if (std::isnan(r.objective)) return QString();
+                return role == Qt::DisplayRole ? QString::number(r.objective, 'g', 5)
+                                               : tr("The run's objective for this design: %1").arg(r.objective, 0, 'g', 8);
             case RankColumn: return d.rank;
             case DesignScoreColumn: return QString::number(d.design_logp, 'f', 4);
             case RankingScoreColumn: return QString::number(d.ranking_logp, 'f', 4);
@@ -86,6 +129,14 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal) return {};
+    if (section >= ColumnCount && section - ColumnCount < predictionNames_.size()) {
+        const QString& name = predictionNames_[section - ColumnCount];
+        if (role == Qt::DisplayRole) return tr("%1 (pred.)").arg(name);
+        if (role == Qt::ToolTipRole)
+            return tr("%1 as an activity predictor predicts it for each design (hover a cell for the predictor and its held-out "
+                      "accuracy); filter with %2>VALUE").arg(name, name.toLower());
+        return {};
+    }
     if (role == Qt::DisplayRole) {
         switch (section) {
             case FlagColumn: return QStringLiteral("\u2605");
@@ -93,6 +144,7 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
             case ConstraintsColumn: return tr("Constraints");
             case MotifHitsColumn: return tr("Motif hits");
             case SpecificityColumn: return tr("Specificity");
+            case ObjectiveColumn: return tr("Objective");
             case RankColumn: return tr("Rank");
             case DesignScoreColumn: return tr("Design score");
             case RankingScoreColumn: return tr("Ranking score");
@@ -112,6 +164,9 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
             case SpecificityColumn:
                 return tr("Designs made with tag guidance: mean per-base log p under the design's tags minus under the other "
                           "stream (no tags, or the negative tags)");
+            case ObjectiveColumn:
+                return tr("Designs ranked or evolved under an activity predictor: the run's objective (an output, a MinGap "
+                          "specificity or a weighted sum; the run's settings say which); filter with objective>VALUE");
             default: break;
         }
     }
@@ -137,6 +192,13 @@ void setGc(DesignRow& r) {
 
 void DesignTableModel::addRow(DesignRow r) {
     setGc(r);
+    const QStringList added = newPredictionNames({r});
+    if (!added.isEmpty()) {
+        const int first = columnCount();
+        beginInsertColumns({}, first, first + int(added.size()) - 1);
+        predictionNames_ += added;
+        endInsertColumns();
+    }
     beginInsertRows({}, int(rows_.size()), int(rows_.size()));
     rows_.append(std::move(r));
     endInsertRows();
@@ -146,6 +208,8 @@ void DesignTableModel::setRows(QList<DesignRow> rows) {
     for (DesignRow& r : rows) setGc(r);
     beginResetModel();
     rows_ = std::move(rows);
+    predictionNames_.clear();
+    predictionNames_ = newPredictionNames(rows_);
     endResetModel();
 }
 
@@ -156,7 +220,7 @@ void DesignTableModel::attachStored(quint64 request, qint64 runId, const QList<q
         if (r.run != request || r.designId != 0) continue;
         r.designId = designIds[next++];
         r.run = quint64(runId);
-        emit dataChanged(index(int(i), 0), index(int(i), ColumnCount - 1));
+        emit dataChanged(index(int(i), 0), index(int(i), columnCount() - 1));
     }
 }
 
@@ -179,6 +243,7 @@ void DesignTableModel::setFlag(int row, const QString& flag) {
 void DesignTableModel::clear() {
     beginResetModel();
     rows_.clear();
+    predictionNames_.clear();
     endResetModel();
 }
 

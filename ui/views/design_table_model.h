@@ -1,6 +1,9 @@
 // DesignTableModel: the generated designs as a read-only table (rank, scores, GC%, length,
-// bases). Numbers are served under SortRole so a QSortFilterProxyModel sorts them as numbers.
-// Each row remembers the run and the design region it was generated for.
+// bases, the objective and what activity predictors say of them). Numbers are served under
+// SortRole so a QSortFilterProxyModel sorts them as numbers. Each row remembers the run and the
+// design region it was generated for. The predicted outputs are columns after the fixed ones, one
+// per output name the rows carry (in the order first met), each cell with the predictor and its
+// held-out accuracy in the tooltip.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -16,6 +19,12 @@ namespace carbon::ui {
 // and stored id once stored, the region it replaces, GC, the user's verdict, the lowest per-base
 // score, motif hits). Its own type because those columns belong to the view; the design itself is
 // the engine's, and a stored one comes from storage's DesignRecord (runs::design_of).
+// One output an activity predictor gave for a design (storage's DesignPrediction, in Qt text).
+struct PredictedValue {
+    QString output, predictor, heldOut;
+    double value = std::nan("");
+};
+
 struct DesignRow {
     carbon::Design design;
     double gcPercent = 0;
@@ -27,6 +36,8 @@ struct DesignRow {
     double minBaseLogp = std::nan("");  // lowest per-base log p; NaN until scored
     bool constraintsActive = false;     // designed under homopolymer / motif / GC constraints
     QVector<int> motifHits;             // hits of each loaded matrix (empty: none loaded)
+    double objective = std::nan("");    // the run's objective (generate-and-rank, evolution); NaN: none
+    QList<PredictedValue> predictions;  // what activity predictors said of it
 };
 
 class DesignTableModel : public QAbstractTableModel {
@@ -34,7 +45,7 @@ class DesignTableModel : public QAbstractTableModel {
 public:
     enum Column {
         FlagColumn, RankColumn, DesignScoreColumn, RankingScoreColumn, MinBaseScoreColumn, GcColumn, LengthColumn, RunColumn,
-        ConstraintsColumn, MotifHitsColumn, SpecificityColumn, BasesColumn, ColumnCount
+        ConstraintsColumn, MotifHitsColumn, SpecificityColumn, ObjectiveColumn, BasesColumn, ColumnCount
     };
     static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int FlagRole = Qt::UserRole + 2;  // the flag text, for the view's filter
@@ -62,13 +73,22 @@ public:
     void setMotifNames(const QStringList& names);
     const QStringList& motifNames() const { return motifNames_; }
     void setMotifHits(int row, QVector<int> hits);
+    // The predicted outputs shown, one column each from ColumnCount on; the column of an output
+    // (matched without regard to case), or -1.
+    const QStringList& predictionNames() const { return predictionNames_; }
+    int predictionColumn(const QString& output) const;
 
 signals:
     void flagChanged(qint64 designId, const QString& flag);
 
 private:
+    // Output names the rows carry that are not columns yet.
+    QStringList newPredictionNames(const QList<DesignRow>& rows) const;
+    const PredictedValue* prediction(const DesignRow& r, int column) const;
+
     QList<DesignRow> rows_;
     QStringList motifNames_;
+    QStringList predictionNames_;
 };
 
 }  // namespace carbon::ui

@@ -20,9 +20,10 @@ namespace carbon::ui {
 namespace {
 
 // The filter box holds space-separated terms, all of which a design must meet: "FIELD OP NUMBER"
-// (fields score, ranking, min, gc, len, rank, run, spec; ops < <= = >= >), "constraints=met|none", or
-// any other text, which the bases must contain (case-insensitive). The verdict and run filters
-// come on top.
+// (fields score, ranking, min, gc, len, rank, run, spec, objective, and each predicted output by
+// its name, such as k562; ops < <= = >= >), "constraints=met|none", or any other text, which the
+// bases must contain (case-insensitive). The verdict and run filters come on top. A design
+// without a value in a numeric field fails a term on it.
 struct FilterTerm {
     int column = -1;  // -1: a bases substring
     QString op;
@@ -30,23 +31,26 @@ struct FilterTerm {
     QString text;
 };
 
-QList<FilterTerm> parseFilter(const QString& text, QString* error) {
+QList<FilterTerm> parseFilter(const QString& text, const DesignTableModel& model, QString* error) {
     static const QHash<QString, int> fields = {
         {QStringLiteral("score"), DesignTableModel::DesignScoreColumn}, {QStringLiteral("ranking"), DesignTableModel::RankingScoreColumn},
         {QStringLiteral("min"), DesignTableModel::MinBaseScoreColumn},  {QStringLiteral("gc"), DesignTableModel::GcColumn},
         {QStringLiteral("len"), DesignTableModel::LengthColumn},        {QStringLiteral("rank"), DesignTableModel::RankColumn},
         {QStringLiteral("run"), DesignTableModel::RunColumn},           {QStringLiteral("constraints"), DesignTableModel::ConstraintsColumn},
-        {QStringLiteral("spec"), DesignTableModel::SpecificityColumn}};
-    static const QRegularExpression term(QStringLiteral("^([a-z]+)(<=|>=|<|>|=)(.+)$"));
+        {QStringLiteral("spec"), DesignTableModel::SpecificityColumn},  {QStringLiteral("objective"), DesignTableModel::ObjectiveColumn}};
+    static const QRegularExpression term(QStringLiteral("^([a-z][a-z0-9_.]*)(<=|>=|<|>|=)(.+)$"));
     QList<FilterTerm> out;
     for (const QString& t : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
         const QRegularExpressionMatch m = term.match(t.toLower());
-        if (!m.hasMatch() || !fields.contains(m.captured(1))) {
+        const int column = !m.hasMatch()                    ? -1
+                           : fields.contains(m.captured(1)) ? fields[m.captured(1)]
+                                                            : model.predictionColumn(m.captured(1));
+        if (column < 0) {
             out.append({-1, {}, 0, t});
             continue;
         }
         FilterTerm f;
-        f.column = fields[m.captured(1)];
+        f.column = column;
         f.op = m.captured(2);
         if (f.column == DesignTableModel::ConstraintsColumn) {
             f.text = m.captured(3);
@@ -92,6 +96,7 @@ protected:
                 if (value(t.column).toString().compare(t.text, Qt::CaseInsensitive) != 0) return false;
             } else {
                 const double v = value(t.column).toDouble();
+                if (v <= -1e299) return false;  // no value: not predicted, not scored
                 const bool ok = t.op == QLatin1String("<")    ? v < t.value
                                 : t.op == QLatin1String("<=") ? v <= t.value
                                 : t.op == QLatin1String(">")  ? v > t.value
@@ -118,7 +123,8 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
     filter_ = new QLineEdit(this);
     filter_->setPlaceholderText(tr("Filter: bases (TATA) and/or gc>40 min>-2 score>=-1.3 len=80 run=2 constraints=met"));
     filter_->setToolTip(tr("Space-separated terms, all of which must hold: FIELD OP NUMBER with fields score, ranking, "
-                           "min (lowest per-base log p), gc (%), len, rank, run, spec (specificity of guided designs) and ops < <= = >= >; constraints=met or "
+                           "min (lowest per-base log p), gc (%), len, rank, run, spec (specificity of guided designs), objective, "
+                           "each predicted output by name (k562>1.5) and ops < <= = >= >; constraints=met or "
                            "none; any other text must occur in the bases"));
     filter_->setAccessibleName(tr("Filter designs"));
     filter_->setClearButtonEnabled(true);
@@ -174,11 +180,15 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
 
     connect(filter_, &QLineEdit::textChanged, this, [this, proxy](const QString& t) {
         QString error;
-        proxy->setTerms(parseFilter(t, &error));
+        proxy->setTerms(parseFilter(t, *model_, &error));
         filter_->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("color: #b00020"));
         filter_->setToolTip(error.isEmpty() ? filter_->toolTip().section(QLatin1Char('\n'), 0, 0)
                                             : filter_->toolTip().section(QLatin1Char('\n'), 0, 0) + QLatin1Char('\n') + error);
     });
+    // The predicted outputs are columns that come and go with the rows: a term on one is read again.
+    auto reapply = [this] { emit filter_->textChanged(filter_->text()); };
+    connect(model_, &QAbstractItemModel::modelReset, this, reapply);
+    connect(model_, &QAbstractItemModel::columnsInserted, this, reapply);
     connect(flagFilter_, &QComboBox::currentIndexChanged, this, [this](int i) { setFlagFilter(FlagFilter(i)); });
     connect(star, &QPushButton::clicked, this, &DesignsView::starSelection);
     connect(discard, &QPushButton::clicked, this, &DesignsView::discardSelection);

@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLocale>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -126,9 +127,14 @@ void ProjectStore::open(const QString& path, bool create) {
         snap.path = path;
         for (const auto& s : p->list_sequences()) snap.sequences.append(s);
         for (const st::SequenceRecord& s : snap.sequences) snap.importedVariants += importedVariants(*p, s.id);
-        for (const auto& d : p->list_designs(0, true)) {
-            snap.designs.append(d);
-            ++snap.designsPerRun[d.run_id];
+        {
+            std::unordered_map<int64_t, std::vector<st::DesignPrediction>> predicted;
+            for (auto& [id, v] : p->list_design_predictions()) predicted[id].push_back(std::move(v));
+            for (auto& d : p->list_designs(0, true)) {
+                if (auto it = predicted.find(d.id); it != predicted.end()) d.predictions = std::move(it->second);
+                snap.designs.append(std::move(d));
+                ++snap.designsPerRun[snap.designs.back().run_id];
+            }
         }
         for (const auto& r : p->list_runs()) snap.runs.append(r);
         snap.variants = p->count("variants");

@@ -270,6 +270,8 @@ public:
     std::vector<Track> tracks_of_design(int64_t design_id);
     // By predictor, then output name.
     std::vector<DesignPrediction> predictions_of_design(int64_t design_id);
+    // Every design's, with its design id, in one statement (a project's designs table).
+    std::vector<std::pair<int64_t, DesignPrediction>> list_design_predictions();
     std::vector<Track> tracks_of_sequence(int64_t sequence_id);
     std::vector<VariantRecord> variants_of_sequence(int64_t sequence_id);
     // The rows of a "vep" run in their order, each handed to `row` as it is read (one statement,
