@@ -40,7 +40,7 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
              [--require-matrices FILE [--require-pvalue P] [--require-within FROM-TO]]
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
              [--objective SPEC (--predictor FILE.json | --predictor NAME (with --project) | --activity-model DIR)
-              [--keep K] [--batch N]]
+              [--keep K] [--plausibility W] [--batch N]]
              [--project FILE] [--backend auto|cpu|cuda] [--threads N] [--quiet]
   Designs continue the left context base by base (FNS, the default) or 6-mer by 6-mer (direct),
   under the template's IUPAC letters and the constraints, ranked by how well design + right flank
@@ -68,7 +68,8 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
   specificity (mingap:K562 or mingap:K562-HepG2,SKNSH) or a weighted sum (sum:K562=1,HepG2=-0.5).
   The predictor: --predictor, fitted on DIR's embeddings (carbon-cli predictor fit; a file, or
   with --project a predictor stored there), or --activity-model, a fine-tuned regression
-  checkpoint of Carbon's recipes.
+  checkpoint of Carbon's recipes. --plausibility W ranks by the objective plus W x design_logp
+  (how well Carbon reads the design under the run's tags), keeping designs in its distribution.
 )";
 
 }  // namespace
@@ -79,7 +80,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
             "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "project-wait", "draft", "draft-tokens", "draft-verify",
             "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within", "guidance",
-            "negative-tags", "objective", "predictor", "activity-model", "keep", "batch"},
+            "negative-tags", "objective", "predictor", "activity-model", "keep", "batch", "plausibility"},
            {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
     if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
@@ -108,8 +109,9 @@ int cmd_generate(const std::vector<std::string>& argv) {
     const std::string out_path = a.required("out");
     const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
     // Generate and rank: the predictor is read (and a wrong one refused) before any model loads.
-    if ((a.get("predictor") || a.get("activity-model") || a.get("keep")) && !a.get("objective"))
-        throw Error("--predictor, --activity-model and --keep rank the designs by an objective: give --objective SPEC");
+    if ((a.get("predictor") || a.get("activity-model") || a.get("keep") || a.get("plausibility")) && !a.get("objective"))
+        throw Error("--predictor, --activity-model, --keep and --plausibility rank the designs by an objective: give --objective SPEC");
+    const double plausibility_weight = a.get("plausibility") ? a.number("plausibility", 0.0, -1e6, 1e6) : 0.0;
     if (a.get("objective") && !a.get("predictor") && !a.get("activity-model"))
         throw Error("--objective needs a predictor: --predictor FILE.json (or NAME with --project) or --activity-model DIR");
     if (a.get("predictor") && a.get("activity-model"))
@@ -162,7 +164,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
     if (activity && !run.result.designs.empty()) {
         ProgressPrinter ranking(quiet);
         runs::rank_by_objective(run, activity->predictor(), *objective,
-                                {activity->describe(a), keep, rank_batch}, [&](size_t done, size_t total) {
+                                {activity->describe(a), keep, rank_batch, plausibility_weight}, [&](size_t done, size_t total) {
                                     ranking.update(double(done), double(total), "designs predicted", 0);
                                     return true;
                                 });
@@ -216,8 +218,9 @@ int cmd_generate(const std::vector<std::string>& argv) {
                  run.ranking ? run.ranking->proposed : r.designs.size(), run.bases_per_second * run.seconds, run.seconds, run.bases_per_second,
                  generation_mode_name(rq.mode), m->backend().describe().c_str(), out_path.c_str());
     if (const auto& rk = run.ranking) {
-        std::fprintf(stderr, "ranked by %s (%s) with %s: kept the best %zu of %zu, objective %s to %s\n", rk->objective.c_str(),
-                     rk->objective_described.c_str(), rk->predictor.c_str(), rk->kept, rk->proposed, tsv_number(rk->objective_values.front()).c_str(),
+        const std::string term = rk->plausibility_weight != 0 ? " + " + tsv_number(rk->plausibility_weight) + " x design_logp" : "";
+        std::fprintf(stderr, "ranked by %s (%s%s) with %s: kept the best %zu of %zu, objective %s to %s\n", rk->objective.c_str(),
+                     rk->objective_described.c_str(), term.c_str(), rk->predictor.c_str(), rk->kept, rk->proposed, tsv_number(rk->objective_values.front()).c_str(),
                      tsv_number(rk->objective_values.back()).c_str());
         for (size_t k = 0; k < rk->outputs.size(); ++k)
             std::fprintf(stderr, "  %s: %s\n", visible_text(rk->outputs[k]).c_str(), activity->output_note(k, rk->held_out[k]).c_str());

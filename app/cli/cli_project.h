@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "carbon/model.h"
+#include "carbon/predict/evolution.h"
 #include "carbon/predict/probe.h"
+#include "carbon/runs/evolution_record.h"
 #include "carbon/runs/generation_run.h"
 #include "carbon/runs/named_sequence.h"
 #include "carbon/runs/run_settings.h"
@@ -56,6 +58,10 @@ void store_variant(const ProjectTarget& project, const Model& model, const Named
 void store_vep(const ProjectTarget& project, const Model& model, const std::string& tsv);
 void store_ism(const ProjectTarget& project, const Model& model, const NamedSequence& record, const IsmResult& result,
                const RunSettings& settings, const std::string& elsewhere);
+// A directed-evolution run (runs::write_evolution): the start, each round's design with its
+// objective, outputs and edits.
+void store_evolution(const ProjectTarget& project, const Model& model, const NamedSequence& start, const EvolutionResult& result,
+                     const runs::EvolutionRecord& what, const RunSettings& settings, const std::string& elsewhere);
 // A fitted predictor under `name` (refused when the project has one of that name), kept in a
 // recovery project like a run when the project cannot take it.
 void store_predictor(const ProjectTarget& project, const Probe& probe, const std::string& name, const std::string& elsewhere);

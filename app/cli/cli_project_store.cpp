@@ -30,6 +30,10 @@ void store_ism(const ProjectTarget&, const Model&, const NamedSequence&, const I
     no_storage();
 }
 void store_vep(const ProjectTarget&, const Model&, const std::string&) { no_storage(); }
+void store_evolution(const ProjectTarget&, const Model&, const NamedSequence&, const EvolutionResult&, const runs::EvolutionRecord&,
+                     const RunSettings&, const std::string&) {
+    no_storage();
+}
 void store_predictor(const ProjectTarget&, const Probe&, const std::string&, const std::string&) { no_storage(); }
 Probe project_predictor(const std::string&, const std::string&) { no_storage(); }
 bool project_has_predictor(const std::string&, const std::string&) { no_storage(); }
@@ -151,6 +155,18 @@ void store_ism(const ProjectTarget& project, const Model& model, const NamedSequ
     }, notes, elsewhere);
     std::fprintf(stderr, "stored run %lld with %zu mutant score(s) in %s\n", static_cast<long long>(run_id), r.entries.size(),
                  project.path.c_str());
+}
+
+void store_evolution(const ProjectTarget& project, const Model& model, const NamedSequence& start, const EvolutionResult& result,
+                     const runs::EvolutionRecord& what, const RunSettings& settings, const std::string& elsewhere) {
+    std::vector<std::string> notes;
+    int64_t run_id = 0;
+    store(project, "evolution run", [&](st::Project& p) {
+        notes.clear();
+        run_id = runs::write_evolution(p, model, start, result, what, settings, notes);
+    }, notes, elsewhere);
+    std::fprintf(stderr, "stored run %lld with the start and %zu round(s) in %s\n", static_cast<long long>(run_id),
+                 result.rounds.empty() ? size_t(0) : result.rounds.size() - 1, project.path.c_str());
 }
 
 void store_vep(const ProjectTarget& project, const Model& model, const std::string& tsv) {

@@ -15,7 +15,9 @@
 #include "carbon/generation/design_check.h"
 #include "carbon/predict/evolution.h"
 #include "carbon/predict/objective.h"
+#include "carbon/predict/plausibility.h"
 #include "carbon/predict/variant_activity.h"
+#include "carbon/scoring/scoring.h"
 #include "carbon/tokenizer/tokenizer.h"
 #include "check.h"
 #include "test_model_dir.h"
@@ -222,6 +224,99 @@ TEST(the_start_must_keep_the_constraints_and_cancel_stops) {
     const EvolutionResult none = evolve(pred, obj, checker, {"ACGTTACGTACG", 0, 0, 4});
     CHECK_EQ(none.rounds.size(), size_t(1));
     CHECK(none.stopped.find("budget of 0") != std::string::npos);
+}
+
+TEST(plausibility_adds_the_language_models_score_to_the_objective) {
+    // Each round keeps the edit that maximises predicted + w x S, S the base-level mean log p the
+    // language model gives the whole candidate (score_sequence, checked against transformers in
+    // python.test_scoring_parity), computed here for every candidate independently.
+    Model& lm = testing_support::tiny_cpu_model();
+    std::mt19937_64 rng(11);
+    const size_t L = 20;
+    TablePredictor pred = random_predictor(L, 1, rng);
+    DesignRequest req;
+    req.length = L;
+    const DesignChecker checker(lm.tokenizer(), req);
+    const Objective obj = Objective::parse("cond0", pred.outputs(), "o");
+    ScoreOptions so;
+    so.token_score = false;
+    so.per_base_track = false;
+    so.context_tokens = size_t(lm.config().max_position_embeddings);
+    auto S = [&](const std::string& s) { return score_sequence(lm.backend(), lm.tokenizer(), s, so).base_mean_logp; };
+    for (double w : {0.5, 3.0, 50.0}) {
+        Plausibility plaus(lm, "", w);
+        EvolutionRequest er{"ACGTTGCAAGGCTTACGATC", 3, 0, 64};
+        er.plausibility = &plaus;
+        const EvolutionResult r = evolve(pred, obj, checker, er);
+        CHECK(r.rounds.size() >= 2);
+        for (size_t k = 0; k < r.rounds.size(); ++k) {
+            const EvolutionRound& x = r.rounds[k];
+            CHECK_NEAR(x.plausibility, S(x.bases), 1e-5);
+            CHECK_NEAR(x.objective, x.predicted + w * x.plausibility, 1e-9);
+            if (k == 0) continue;
+            // The best single edit of the previous round's design, by brute force.
+            const std::string& prev = r.rounds[k - 1].bases;
+            double best = -1e300;
+            for (size_t i = 0; i < L; ++i)
+                for (char b : std::string("ACGT")) {
+                    if (b == prev[i]) continue;
+                    std::string c = prev;
+                    c[i] = b;
+                    size_t d = 0;
+                    for (size_t j = 0; j < L; ++j) d += c[j] != er.start[j];
+                    if (d > er.budget) continue;
+                    best = std::max(best, obj(pred.predict(std::vector<std::string>{c}, {}, 1, {}).values[0]) + w * S(c));
+                }
+            CHECK_NEAR(x.objective, best, 1e-5 * std::max(1.0, std::abs(best)));
+            CHECK(x.objective > r.rounds[k - 1].objective);
+        }
+    }
+    CHECK_THROWS_WITH(Plausibility(lm, "", std::nan("")), "finite");
+}
+
+TEST(proposals_are_drawn_in_proportion_to_the_weights) {
+    // Without replacement, proportional: with one draw each index comes up w / sum(w) of the time.
+    const std::vector<double> w = {1.0, 2.0, 0.0, 3.0, 4.0};
+    std::vector<double> seen(w.size(), 0.0);
+    const int draws = 40000;
+    for (int s = 0; s < draws; ++s) {
+        const std::vector<size_t> one = draw_weighted(w, 1, uint64_t(s));
+        CHECK_EQ(one.size(), size_t(1));
+        if (!one.empty()) seen[one[0]] += 1.0 / draws;
+    }
+    for (size_t i = 0; i < w.size(); ++i) CHECK_NEAR(seen[i], w[i] / 10.0, 0.01);
+    CHECK_EQ(seen[2], 0.0);  // a weight of 0 is never drawn
+    CHECK(draw_weighted(w, 10, 7) == (std::vector<size_t>{0, 1, 3, 4}));  // all with weight, in order
+    CHECK(draw_weighted(w, 2, 7) == draw_weighted(w, 2, 7));              // seeded
+    const std::vector<size_t> two = draw_weighted(w, 2, 3);
+    CHECK(two.size() == 2 && two[0] < two[1]);
+
+    // In evolution: each round predicts the drawn proposals only, the same for the same seed.
+    Model& lm = testing_support::tiny_cpu_model();
+    std::mt19937_64 rng(3);
+    const size_t L = 18;
+    TablePredictor pred = random_predictor(L, 1, rng);
+    DesignRequest req;
+    req.length = L;
+    const DesignChecker checker(lm.tokenizer(), req);
+    const Objective obj = Objective::parse("cond0", pred.outputs(), "o");
+    Plausibility proposer(lm, "", 0.0);  // proposes; adds nothing to the objective
+    EvolutionRequest er{"ACGTTGCAAGGCTTACGA", 4, 0, 64};
+    er.plausibility = &proposer;
+    er.proposals = 6;
+    er.seed = 21;
+    const EvolutionResult a = evolve(pred, obj, checker, er), b = evolve(pred, obj, checker, er);
+    CHECK(a.rounds.size() >= 2);
+    CHECK_EQ(a.rounds.size(), b.rounds.size());
+    for (size_t k = 1; k < a.rounds.size() && k < b.rounds.size(); ++k) {
+        CHECK_EQ(a.rounds[k].candidates, size_t(6));
+        CHECK_EQ(a.rounds[k].bases, b.rounds[k].bases);
+        CHECK(std::isnan(a.rounds[k].plausibility));  // weight 0: no term
+        CHECK(a.rounds[k].objective > a.rounds[k - 1].objective);
+    }
+    EvolutionRequest none{"ACGTTGCAAGGCTTACGA", 4, 0, 64};
+    none.proposals = 6;
+    CHECK_THROWS_WITH(evolve(pred, obj, checker, none), "drawn proposals need a language model");
 }
 
 TEST(variant_activity_is_alternative_minus_reference_on_each_window) {

@@ -3,6 +3,7 @@
 // normal equations solved directly, both solvers (n <= p: Gram; n > p: covariance), constant
 // features, the folds, the correlations against hand-computed values, the embedder against the
 // backend's own rows, and the predictor file refusing what probe_to_json does not write.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -213,6 +214,39 @@ TEST(embedder_reads_the_backends_rows) {
         for (size_t j = 0; j < H; ++j) CHECK_NEAR(r.row(i)[j], 0.5 * (fwd.row(0)[j] + rev.row(0)[j]), 1e-5);
     }
     CHECK_THROWS_WITH(both.embed(std::vector<std::string>{"ACGT", "  "}, std::vector<std::string>{"a", "empty one"}), "empty one: no bases");
+}
+
+TEST(embedding_near_a_reference_equals_embedding_whole) {
+    // Candidates that are a reference with one base changed (first base, inside a 6-mer, the last
+    // partial 6-mer, the last base), the reference itself, and two that are not near it (shorter,
+    // longer): forked from the reference's cache at their first changed token, the same rows as
+    // forwarded whole, with fewer tokens forwarded.
+    ModelOptions mo;
+    mo.backend = BackendKind::Cpu;
+    mo.threads = 2;
+    auto model = Model::load(testing_support::tiny_model(), mo);
+    const std::string ref = "ACGTTGCAAGGCTTACGATCGGATCCATGCAATTGCCGTAGCTAGG";  // 46 bases: a partial last 6-mer
+    std::vector<std::string> cands;
+    for (size_t at : {size_t(0), size_t(7), size_t(20), size_t(44), size_t(45)}) {
+        std::string c = ref;
+        c[at] = c[at] == 'A' ? 'C' : 'A';
+        cands.push_back(c);
+    }
+    cands.push_back(ref);
+    cands.push_back(ref.substr(0, 30));
+    cands.push_back(ref + "TTGACA");
+    for (const EmbeddingRecipe recipe : {EmbeddingRecipe{EmbeddingPool::Both, false}, EmbeddingRecipe{EmbeddingPool::Both, true},
+                                         EmbeddingRecipe{EmbeddingPool::DnaEnd, true}}) {
+        SequenceEmbedder em(*model, recipe);
+        const Embeddings whole = em.embed(cands, {}, 3), near = em.embed_near(ref, cands, {}, 3);
+        CHECK_EQ(near.width, whole.width);
+        CHECK_EQ(near.values.size(), whole.values.size());
+        double worst = 0;
+        for (size_t i = 0; i < whole.values.size() && i < near.values.size(); ++i)
+            worst = std::max(worst, std::abs(near.values[i] - whole.values[i]) / std::max(1.0, std::abs(whole.values[i])));
+        CHECK(worst < 1e-5);
+        CHECK(near.tokens_forwarded < whole.tokens_forwarded);
+    }
 }
 
 TEST(probe_file_round_trips_and_refuses_what_it_does_not_write) {

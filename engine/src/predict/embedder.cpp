@@ -5,10 +5,12 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 
 #include "carbon/fns/fns.h"
 #include "carbon/support/common.h"
 #include "carbon/support/visible_text.h"
+#include "forked_pass.h"
 #include "hidden_pass.h"
 
 namespace carbon {
@@ -65,6 +67,16 @@ std::vector<int32_t> SequenceEmbedder::tokens(std::string_view sequence, const s
 
 Embeddings SequenceEmbedder::embed(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch,
                                    const EmbedProgress& progress) {
+    return embed_impl(nullptr, sequences, names, batch, progress);
+}
+
+Embeddings SequenceEmbedder::embed_near(std::string_view reference, std::span<const std::string> sequences,
+                                        std::span<const std::string> names, size_t batch, const EmbedProgress& progress) {
+    return embed_impl(&reference, sequences, names, batch, progress);
+}
+
+Embeddings SequenceEmbedder::embed_impl(const std::string_view* reference, std::span<const std::string> sequences,
+                                        std::span<const std::string> names, size_t batch, const EmbedProgress& progress) {
     const size_t H = size_t(model_.config().hidden_size);
     const bool want_end = recipe_.pool != EmbeddingPool::DnaMean, want_mean = recipe_.pool != EmbeddingPool::DnaEnd;
     const size_t views = recipe_.rc_average ? 2 : 1;
@@ -74,11 +86,24 @@ Embeddings SequenceEmbedder::embed(std::span<const std::string> sequences, std::
     e.width = recipe_.width(H);
     e.values.assign(sequences.size() * e.width, 0.0);
     Backend& be = model_.backend();
+    std::optional<ForkedPasses> forked;
+    if (reference && !inputs.empty()) {
+        const std::string ref(*reference);
+        forked.emplace(be, strand_inputs(std::span<const std::string>(&ref, 1), {}, views,
+                                         [&](const std::string& s, const std::string&) { return tokens(s, "the reference"); }),
+                       want_mean);
+    }
     batch = std::max<size_t>(1, batch) * views;
     for (size_t b0 = 0; b0 < inputs.size(); b0 += batch) {
         const size_t b1 = std::min(inputs.size(), b0 + batch);
         ForwardOutput out;
-        hidden_pass(be, inputs, b0, b1, want_mean, out);
+        if (forked) {
+            forked->run(inputs, b0, b1, out);
+        } else {
+            hidden_pass(be, inputs, b0, b1, want_mean, out);
+            for (size_t k = b0; k < b1; ++k) e.tokens_forwarded += inputs[k].size();
+        }
+        if (forked) e.tokens_forwarded = forked->tokens();
         for (size_t k = b0; k < b1; ++k) {
             // <dna> at 0, the DNA tokens at 1 .. T-2, </dna> at T-1.
             const size_t T = inputs[k].size();

@@ -36,20 +36,31 @@ std::vector<std::string> ProbePredictor::outputs() const {
 
 Predictions ProbePredictor::predict(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch,
                                     const PredictProgress& progress) {
+    SequenceEmbedder embedder(model_, probe_.embedding);
+    return from_embeddings(embedder.embed(sequences, names, batch, progress));
+}
+
+Predictions ProbePredictor::predict_near(std::string_view reference, std::span<const std::string> sequences,
+                                         std::span<const std::string> names, size_t batch, const PredictProgress& progress) {
+    SequenceEmbedder embedder(model_, probe_.embedding);
+    return from_embeddings(embedder.embed_near(reference, sequences, names, batch, progress));
+}
+
+Predictions ProbePredictor::from_embeddings(const Embeddings& e) const {
     Predictions p;
     for (size_t c = 0; c < probe_.conditions.size(); ++c) {
         p.outputs.push_back(probe_.conditions[c].name);
         p.measured_units.push_back(true);
         p.held_out.push_back(probe_.held_out(c));
     }
-    SequenceEmbedder embedder(model_, probe_.embedding);
-    const Embeddings e = embedder.embed(sequences, names, batch, progress);
+    p.tokens_forwarded = e.tokens_forwarded;
     if (e.cancelled) {
         p.cancelled = true;
         return p;
     }
-    p.values.assign(sequences.size(), std::vector<double>(probe_.conditions.size()));
-    for (size_t i = 0; i < sequences.size(); ++i)
+    const size_t n = e.width ? e.values.size() / e.width : 0;
+    p.values.assign(n, std::vector<double>(probe_.conditions.size()));
+    for (size_t i = 0; i < n; ++i)
         for (size_t c = 0; c < probe_.conditions.size(); ++c) p.values[i][c] = probe_.conditions[c].ridge.predict(e.row(i));
     return p;
 }

@@ -7,9 +7,11 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <optional>
 
 #include "carbon/fns/fns.h"
 #include "carbon/support/common.h"
+#include "forked_pass.h"
 #include "hidden_pass.h"
 #include "carbon/support/input_file.h"
 #include "carbon/support/visible_text.h"
@@ -159,6 +161,16 @@ std::vector<std::string> SequenceRegressor::outputs() const {
 
 Predictions SequenceRegressor::predict(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch,
                                        const PredictProgress& progress) {
+    return predict_impl(nullptr, sequences, names, batch, progress);
+}
+
+Predictions SequenceRegressor::predict_near(std::string_view reference, std::span<const std::string> sequences,
+                                            std::span<const std::string> names, size_t batch, const PredictProgress& progress) {
+    return predict_impl(&reference, sequences, names, batch, progress);
+}
+
+Predictions SequenceRegressor::predict_impl(const std::string_view* reference, std::span<const std::string> sequences,
+                                            std::span<const std::string> names, size_t batch, const PredictProgress& progress) {
     const ModelConfig& c = model_.config();
     const size_t n_out = c.labels.size(), H = size_t(c.hidden_size);
     Predictions p;
@@ -174,11 +186,25 @@ Predictions SequenceRegressor::predict(std::span<const std::string> sequences, s
     for (auto& ids : inputs) ids.resize(pooled_index(ids, c.pad_token_id) + 1);  // the head reads the last row
     std::vector<double> raw(inputs.size() * n_out);
     Backend& be = model_.backend();
+    std::optional<ForkedPasses> forked;
+    if (reference && !inputs.empty()) {
+        const std::string ref(*reference);
+        std::vector<std::vector<int32_t>> views_of_ref = strand_inputs(
+            std::span<const std::string>(&ref, 1), {}, views, [&](const std::string& s, const std::string&) { return tokens(s, "the reference"); });
+        for (auto& ids : views_of_ref) ids.resize(pooled_index(ids, c.pad_token_id) + 1);
+        forked.emplace(be, std::move(views_of_ref), false);
+    }
     batch = std::max<size_t>(1, batch) * views;
     for (size_t b0 = 0; b0 < inputs.size(); b0 += batch) {
         const size_t b1 = std::min(inputs.size(), b0 + batch);
         ForwardOutput out;
-        hidden_pass(be, inputs, b0, b1, false, out);
+        if (forked) {
+            forked->run(inputs, b0, b1, out);
+            p.tokens_forwarded = forked->tokens();
+        } else {
+            hidden_pass(be, inputs, b0, b1, false, out);
+            for (size_t k = b0; k < b1; ++k) p.tokens_forwarded += inputs[k].size();
+        }
         for (size_t k = b0; k < b1; ++k) {
             const float* h = out.row(k - b0);
             for (size_t j = 0; j < n_out; ++j) {

@@ -69,7 +69,10 @@ VariantActivities predict_variant_activity(ActivityPredictor& predictor, std::st
         texts.push_back(std::move(t));
         labels.push_back(name + " with " + std::to_string(a.position + 1) + a.ref + ">" + a.alt);
     }
-    const Predictions p = predictor.predict(texts, labels, batch, progress);
+    // One window (the whole sequence, or every variant in the same window): each alternative is
+    // the reference with one base changed, predicted from the reference's forked cache.
+    const Predictions p = n_ref == 1 ? predictor.predict_near(texts[0], texts, labels, batch, progress)
+                                     : predictor.predict(texts, labels, batch, progress);
     out.held_out = p.held_out;
     out.held_out.resize(out.outputs.size());
     if (p.cancelled) {

@@ -20,7 +20,7 @@ bool rank_by_objective(GenerationRun& run, ActivityPredictor& predictor, const O
     const Predictions p = predictor.predict(bases, names, request.batch, progress);
     if (p.cancelled) return false;
     std::vector<double> score(designs.size());
-    for (size_t i = 0; i < designs.size(); ++i) score[i] = objective(p.values[i]);
+    for (size_t i = 0; i < designs.size(); ++i) score[i] = objective(p.values[i]) + request.plausibility_weight * designs[i].design_logp;
     std::vector<size_t> order(designs.size());
     std::iota(order.begin(), order.end(), size_t(0));
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return score[x] > score[y]; });
@@ -35,6 +35,7 @@ bool rank_by_objective(GenerationRun& run, ActivityPredictor& predictor, const O
     r.held_out.resize(r.outputs.size());
     r.proposed = designs.size();
     r.kept = keep;
+    r.plausibility_weight = request.plausibility_weight;
     std::vector<Design> kept_designs;
     std::vector<std::vector<BaseScore>> kept_tracks;
     for (size_t k = 0; k < keep; ++k) {

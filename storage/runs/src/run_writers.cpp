@@ -3,7 +3,19 @@
 
 #include "carbon/runs/run_records.h"
 
+#include <cstdio>
+
 namespace carbon::runs {
+
+namespace {
+
+std::string tsv_free_number(double v) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%.17g", v);
+    return b;
+}
+
+}  // namespace
 
 StoredGeneration write_generation_run(storage::Project& p, const GenerationRun& run, const DesignedIn& in,
                                       const RunSettings& extra, std::vector<std::string>& notes) {
@@ -23,6 +35,7 @@ StoredGeneration write_generation_run(storage::Project& p, const GenerationRun& 
         all.emplace_back("objective_described", r->objective_described);
         all.emplace_back("proposed", std::to_string(r->proposed));
         all.emplace_back("kept", std::to_string(r->kept));
+        all.emplace_back("plausibility_weight", tsv_free_number(r->plausibility_weight));
     }
     StoredGeneration stored;
     stored.run_id = p.begin_run(make_run(run.model_dir, run.backend, "generate", req.sampling.seed, std::move(all)));
@@ -95,6 +108,57 @@ int64_t write_ism(storage::Project& p, const Model& model, const NamedSequence& 
     }
     p.add_variants(vs);
     p.finish_run(run_id, r.cancelled ? "cancelled" : "finished", 0);
+    return run_id;
+}
+
+int64_t write_evolution(storage::Project& p, const Model& model, const NamedSequence& start, const EvolutionResult& result,
+                        const EvolutionRecord& what, const RunSettings& settings, std::vector<std::string>& notes) {
+    RunSettings all = settings;
+    all.emplace_back("predictor", what.predictor);
+    all.emplace_back("objective", what.objective);
+    all.emplace_back("objective_described", what.objective_described);
+    all.emplace_back("budget", std::to_string(what.budget));
+    all.emplace_back("rounds", std::to_string(result.rounds.empty() ? 0 : result.rounds.size() - 1));
+    all.emplace_back("stopped", result.stopped);
+    const int64_t sequence_id = sequence_id_for(p, start, "carbon-cli evolve", notes);
+    // Each round's design is the whole start sequence evolved: opening one in the application
+    // replaces that sequence's bases.
+    all.emplace_back("sequence_id", std::to_string(sequence_id));
+    all.emplace_back("region_start", "0");
+    all.emplace_back("region_length", std::to_string(start.bases.size()));
+    const int64_t run_id = p.begin_run(make_run(model, "evolve", 0, std::move(all)));
+    const std::string& first = result.rounds.empty() ? start.bases : result.rounds.front().bases;
+    std::vector<size_t> edited_in(first.size(), 0);  // the round that last changed each base
+    for (const EvolutionRound& r : result.rounds) {
+        storage::DesignRecord d;
+        d.run_id = run_id;
+        d.sequence_id = sequence_id;
+        d.bases = r.bases;
+        d.rank = int(r.round);
+        d.objective = r.objective;
+        if (r.round == 0) {
+            d.name = "start";
+        } else {
+            d.name = "round " + std::to_string(r.round) + ": " + std::to_string(r.edit.position + 1) + r.edit.from + ">" + r.edit.to;
+            if (r.edit.position < edited_in.size()) edited_in[r.edit.position] = r.round;
+        }
+        for (size_t k = 0; k < what.outputs.size() && k < r.values.size(); ++k)
+            d.predictions.push_back({what.predictor, what.outputs[k], r.values[k], k < what.held_out.size() ? what.held_out[k] : ""});
+        if (!what.plausibility_model.empty())  // the plausibility term: S of the design, beside the outputs
+            d.predictions.push_back({what.plausibility_model, "plausibility S", r.plausibility, ""});
+        std::vector<storage::Region> regions;
+        for (size_t i = 0; i < r.bases.size() && i < first.size(); ++i)
+            if (r.bases[i] != first[i]) {
+                storage::Region g;
+                g.kind = storage::RegionKind::Annotation;
+                g.start = int64_t(i);
+                g.end = int64_t(i + 1);
+                g.label = std::string(1, first[i]) + ">" + r.bases[i] + ", round " + std::to_string(edited_in[i]);
+                regions.push_back(std::move(g));
+            }
+        p.add_design(std::move(d), {}, std::move(regions));
+    }
+    p.finish_run(run_id, result.cancelled ? "cancelled" : "finished", 0);
     return run_id;
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace carbon {
@@ -20,6 +21,7 @@ struct Predictions {
     std::vector<std::vector<double>> values;   // [sequence][output]
     std::vector<std::string> held_out;         // per output: its accuracy on held-out data, shown beside
                                                // its values ("" when the predictor does not know it)
+    size_t tokens_forwarded = 0;               // tokens the model forwarded for them (0: not counted)
     bool cancelled = false;
 };
 
@@ -30,6 +32,16 @@ public:
     virtual std::vector<std::string> outputs() const = 0;
     virtual Predictions predict(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch = 16,
                                 const PredictProgress& progress = {}) = 0;
+    // Predictions of `sequences` that are `reference` with a few bases changed (an evolution
+    // round's candidates, a variant's alternatives): predict's values, up to the rounding of a
+    // differently batched pass, computed where the predictor can from the reference's cache forked
+    // at each sequence's first changed token, so that what comes before it is not forwarded again.
+    // By default, predict.
+    virtual Predictions predict_near(std::string_view reference, std::span<const std::string> sequences,
+                                     std::span<const std::string> names, size_t batch = 16, const PredictProgress& progress = {}) {
+        (void)reference;
+        return predict(sequences, names, batch, progress);
+    }
 };
 
 }  // namespace carbon

@@ -47,6 +47,7 @@ using EmbedProgress = std::function<bool(size_t done, size_t total)>;
 struct Embeddings {
     size_t width = 0;
     std::vector<double> values;  // [sequence, width]
+    size_t tokens_forwarded = 0;  // tokens the model forwarded for them
     bool cancelled = false;
     const double* row(size_t i) const { return values.data() + i * width; }
 };
@@ -65,8 +66,15 @@ public:
     // sequence is checked before the first pass.
     Embeddings embed(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch = 16,
                      const EmbedProgress& progress = {});
+    // The same for sequences that are `reference` with a few bases changed: each forked from the
+    // reference's cache at its first changed token (ActivityPredictor::predict_near).
+    Embeddings embed_near(std::string_view reference, std::span<const std::string> sequences, std::span<const std::string> names,
+                          size_t batch = 16, const EmbedProgress& progress = {});
 
 private:
+    Embeddings embed_impl(const std::string_view* reference, std::span<const std::string> sequences, std::span<const std::string> names,
+                          size_t batch, const EmbedProgress& progress);
+
     Model& model_;
     EmbeddingRecipe recipe_;
 };

@@ -93,9 +93,12 @@ public:
     const Probe& probe() const { return probe_; }
     Predictions predict(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch = 16,
                         const PredictProgress& progress = {}) override;
+    Predictions predict_near(std::string_view reference, std::span<const std::string> sequences, std::span<const std::string> names,
+                             size_t batch = 16, const PredictProgress& progress = {}) override;
     std::vector<std::string> outputs() const override;
 
 private:
+    Predictions from_embeddings(const Embeddings& e) const;
     Model& model_;
     Probe probe_;
 };

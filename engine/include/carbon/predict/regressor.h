@@ -66,9 +66,13 @@ public:
     // Predictions for `sequences` (names for messages), `batch` sequences a forward pass.
     Predictions predict(std::span<const std::string> sequences, std::span<const std::string> names, size_t batch = 16,
                         const PredictProgress& progress = {}) override;
+    Predictions predict_near(std::string_view reference, std::span<const std::string> sequences, std::span<const std::string> names,
+                             size_t batch = 16, const PredictProgress& progress = {}) override;
     std::vector<std::string> outputs() const override;
 
 private:
+    Predictions predict_impl(const std::string_view* reference, std::span<const std::string> sequences, std::span<const std::string> names,
+                             size_t batch, const PredictProgress& progress);
     Model& model_;
     RegressionRecipe recipe_;
     std::vector<double> score_;  // [outputs, hidden] in double

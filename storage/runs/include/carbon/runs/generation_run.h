@@ -43,8 +43,9 @@ struct ObjectiveRanking {
     std::vector<std::string> held_out;  // per output: the predictor's held-out accuracy ("" when not known)
     size_t proposed = 0;                // designs generated; the best `kept` of them are the run's
     size_t kept = 0;
+    double plausibility_weight = 0;           // the objective adds this x design_logp (0: no term)
     std::vector<std::vector<double>> values;  // per design of result.designs (best first), per output
-    std::vector<double> objective_values;     // per design of result.designs
+    std::vector<double> objective_values;     // per design of result.designs, the plausibility term included
 };
 
 struct GenerationRun {

@@ -16,6 +16,9 @@ struct RankingRequest {
     std::string predictor_name;  // how the run names the predictor (stored with it)
     size_t keep = 0;             // the best this many; 0: all, ranked
     size_t batch = 16;           // designs per predictor call
+    // The plausibility term: the objective plus weight x each design's design_logp (the base-level
+    // mean log p of its bases, read in place under the run's tags as generation scored it).
+    double plausibility_weight = 0;
 };
 
 // Sets run.ranking, reorders run.result.designs (and run.tracks) best first, sets each design's

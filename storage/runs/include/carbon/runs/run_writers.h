@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "carbon/model.h"
+#include "carbon/predict/evolution.h"
+#include "carbon/runs/evolution_record.h"
 #include "carbon/runs/generation_run.h"
 #include "carbon/runs/named_sequence.h"
 #include "carbon/runs/run_settings.h"
@@ -49,5 +51,14 @@ int64_t write_variant(storage::Project& project, const Model& model, const Named
 // Saturation mutagenesis: one row per (position, alternative).
 int64_t write_ism(storage::Project& project, const Model& model, const NamedSequence& record, const IsmResult& result,
                   const RunSettings& settings, std::vector<std::string>& notes);
+
+// A directed-evolution run (kind "evolve"): the start on its stored sequence (sequence_id_for),
+// then one design per round, the start first ("start", then "round N: POS FROM>TO", rank = the
+// round), each with its objective, every output (design_predictions; with the plausibility term
+// also "plausibility S" by its language model) and an annotation region
+// on every base that differs from the start ("A>G, round N"); settings: the caller's, the
+// predictor, objective, budget and why it stopped. Status "cancelled" for a cancelled run.
+int64_t write_evolution(storage::Project& project, const Model& model, const NamedSequence& start, const EvolutionResult& result,
+                        const EvolutionRecord& what, const RunSettings& settings, std::vector<std::string>& notes);
 
 }  // namespace carbon::runs
