@@ -26,8 +26,10 @@ int cmd_predictor(const std::vector<std::string>&) {
 #include <map>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "carbon/predict/probe.h"
+#include "carbon/runs/predictor_fit.h"
 #include "carbon/storage/measurements.h"
 #include "carbon/storage/project.h"
 #include "carbon/support/output_file.h"
@@ -115,7 +117,7 @@ int predictor_fit(const std::vector<std::string>& argv) {
             },
             *fasta);
     }
-    for (const storage::MeasurementRow& r : table.rows)
+    for (const storage::MeasurementRow& r : table.rows)  // before the model loads
         if (r.sequence.empty())
             throw Error(table_path + ":" + std::to_string(r.line) + ": '" + visible_text(r.name, 80) +
                         "' has no sequence in the table; give the FASTA file that holds it with --sequences");
@@ -125,52 +127,27 @@ int predictor_fit(const std::vector<std::string>& argv) {
     if (auto p = a.get("embeddings-out")) npy_out.emplace(*p);
 
     auto m = load_model_from_args(a);
-    std::vector<std::string> sequences, names;
-    ProbeTrainingData data;
-    data.table_path = table_path;
-    data.table_hash = table.hash;
-    data.conditions = table.conditions;
-    for (const storage::MeasurementRow& r : table.rows) {
-        sequences.push_back(r.sequence);
-        const std::string name = r.name.empty() ? "line " + std::to_string(r.line) : r.name;
-        names.push_back(table_path + ":" + std::to_string(r.line) + " (" + visible_text(name, 80) + ")");
-        data.names.push_back(name);
-        data.values.push_back(r.values);
-        data.se.push_back(r.se);
-    }
     const bool quiet = a.flag("quiet");
-    SequenceEmbedder embedder(*m, recipe);
-    Embeddings emb;
-    const auto t_embed = std::chrono::steady_clock::now();
+    runs::PredictorFit fit;
     {
-        ProgressPrinter progress(quiet);
+        ProgressPrinter embedding(quiet), fitting(quiet);
         const auto t0 = std::chrono::steady_clock::now();
-        emb = embedder.embed(sequences, names, batch, [&](size_t done, size_t total) {
-            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            progress.update(double(done), double(total), "sequences embedded", double(done) / std::max(1e-9, s));
+        bool embedded = false;
+        fit = runs::fit_predictor(*m, table, {recipe, options, batch}, [&](const char* stage, size_t done, size_t total) {
+            if (std::string_view(stage) == "embedding") {
+                const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                embedding.update(double(done), double(total), "sequences embedded", double(done) / std::max(1e-9, s));
+            } else {
+                if (!embedded) embedding.finish(), embedded = true;
+                fitting.update(double(done), double(total), "ridge fits", 0);
+            }
             return true;
         });
-        progress.finish();
+        if (!embedded) embedding.finish();
+        fitting.finish();
     }
-    Probe provenance;
-    provenance.model_path = std::filesystem::absolute(m->checkpoint().dir()).string();
-    provenance.model_fingerprint = model_fingerprint(m->checkpoint().dir());
-    provenance.hidden_size = size_t(m->config().hidden_size);
-    provenance.embedding = recipe;
-    provenance.created = storage::utc_now_iso8601();
-    provenance.engine_version = CARBON_VERSION;
-    const auto t_fit = std::chrono::steady_clock::now();
-    std::optional<Probe> probe;
-    {
-        ProgressPrinter progress(quiet);
-        probe = fit_probe(emb, data, options, std::move(provenance), [&](size_t done, size_t total) {
-            progress.update(double(done), double(total), "ridge fits", 0);
-            return true;
-        });
-        progress.finish();
-    }
-    const auto t_done = std::chrono::steady_clock::now();
-    auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
+    const Embeddings& emb = fit.embeddings;
+    const std::optional<Probe>& probe = fit.probe;
     if (out) {
         out->stream() << probe_to_json(*probe);
         out->commit();
@@ -185,14 +162,14 @@ int predictor_fit(const std::vector<std::string>& argv) {
         cv_out->commit();
     }
     if (npy_out) {
-        write_npy(*npy_out, emb, sequences.size());
+        write_npy(*npy_out, emb, table.rows.size());
         npy_out->commit();
     }
     if (project) store_predictor(*project, *probe, stored_name, out ? "the predictor is in " + out->path() : std::string());
     const std::string where = out ? out->path() : "'" + stored_name + "' in " + project->path;
     std::printf("predictor: %s (%zu sequences, %zu condition%s; %s; model %s; embedding %.2f s, fitting %.2f s)\n", where.c_str(),
-                sequences.size(), probe->conditions.size(), probe->conditions.size() == 1 ? "" : "s", recipe.describe().c_str(),
-                probe->model_path.c_str(), seconds(t_embed, t_fit), seconds(t_fit, t_done));
+                table.rows.size(), probe->conditions.size(), probe->conditions.size() == 1 ? "" : "s", recipe.describe().c_str(),
+                probe->model_path.c_str(), fit.embedding_seconds, fit.fitting_seconds);
     for (size_t c = 0; c < probe->conditions.size(); ++c) {
         const ProbeCondition& k = probe->conditions[c];
         std::printf("  %s: %s; penalty %.3g", visible_text(k.name, 80).c_str(), probe->held_out(c).c_str(), k.ridge.alpha);
