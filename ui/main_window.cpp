@@ -38,6 +38,7 @@
 #include "controllers/specificity_controller.h"
 #include "controllers/vep_controller.h"
 #include "controllers/window_services.h"
+#include "controllers/predictor_controller.h"
 #include "controllers/workspaces.h"
 #include "document/file_kind.h"
 #include "document/sequence_document.h"
@@ -116,8 +117,10 @@ MainWindow::MainWindow(QWidget* parent)
     editing_ = new EditingController(doc_, editor_, services_, this);
     specificity_ = new SpecificityController(doc_, engine_.get(), generation_->panel(), designs_->chart(), services_, this);
     features_ = new FeatureController(doc_, editor_, services_, this);
+    predictors_ = new PredictorController(engine_.get(), models_, project_, designs_, services_, this);
     analysis_->addStatusWidgets(statusBar());
     addDocks(models_->docks());
+    addDocks(predictors_->docks());
     addDocks(generation_->docks());
     addDocks({designs_->docks().first()});
     addDocks({makeDock(runLog_, tr("Run Log"), "runLogDock", Qt::BottomDockWidgetArea, false)});
@@ -239,7 +242,10 @@ void MainWindow::createMenus() {
     view->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
 
-    generation_->addGenerateActions(menuBar()->addMenu(tr("&Generate")));
+    QMenu* generate = menuBar()->addMenu(tr("&Generate"));
+    generation_->addGenerateActions(generate);
+    generate->addSeparator();
+    predictors_->addActions(generate);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     addShortcutAction(help, tr("&Welcome Page"), QKeySequence::keyBindings(QKeySequence::HelpContents), this, &MainWindow::showWelcome);

@@ -24,6 +24,7 @@ class AnalysisController;
 class DesignsController;
 class EditingController;
 class FeatureController;
+class PredictorController;
 class SequenceMap;
 class GenerationController;
 class LogoController;
@@ -61,6 +62,7 @@ public:
     LogoController* logo() const { return logo_; }
     SpecificityController* specificity() const { return specificity_; }
     FeatureController* features() const { return features_; }
+    PredictorController* predictors() const { return predictors_; }
     WelcomePage* welcomePage() const { return welcome_; }
     MessageBar* messageBar() const { return messageBar_; }
     Workspaces* workspaces() const { return workspaces_; }
@@ -119,6 +121,7 @@ private:
     LogoController* logo_;
     SpecificityController* specificity_;
     FeatureController* features_;
+    PredictorController* predictors_;
     QStringList forwardWithEditor_;  // docks to bring forward when the editor (and its docks) comes back
 };
 

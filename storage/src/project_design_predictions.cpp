@@ -40,4 +40,19 @@ std::vector<std::pair<int64_t, DesignPrediction>> Project::list_design_predictio
     return out;
 }
 
+void Project::set_design_predictions(const std::vector<std::pair<int64_t, DesignPrediction>>& predictions) {
+    Transaction t(*this);
+    Stmt exists(db_, "SELECT 1 FROM designs WHERE id = ?");
+    Stmt st(db_, "INSERT OR REPLACE INTO design_predictions(design_id, predictor, output, value, held_out) VALUES(?,?,?,?,?)");
+    for (const auto& [id, p] : predictions) {
+        exists.bind(1, id);
+        const bool found = exists.step();
+        exists.reset();
+        if (!found) throw Error(path_ + ": no design with id " + std::to_string(id) + " to store a prediction for");
+        if (p.output.empty()) throw Error(path_ + ": design " + std::to_string(id) + ": a prediction without an output name");
+        st.bind(1, id).bind(2, p.predictor).bind(3, p.output).bind(4, p.value).bind(5, p.held_out).run();
+    }
+    t.commit();
+}
+
 }  // namespace carbon::storage

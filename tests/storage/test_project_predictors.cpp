@@ -92,6 +92,30 @@ TEST(design_predictions_are_stored_with_the_design_and_read_back) {
     CHECK_EQ(p->count("design_predictions"), int64_t(2));
 }
 
+TEST(predictions_of_stored_designs_replace_the_predictors_earlier_ones) {
+    const std::string path = temp_path("dp-set.carbon");
+    auto p = Project::open(path);
+    const int64_t run = generate_run(*p);
+    DesignRecord d;
+    d.run_id = run;
+    d.name = "plain";
+    d.bases = "ACGTACGT";
+    const int64_t a = p->add_design(d), b = p->add_design(d);
+    p->set_design_predictions({{a, {"p.json", "K562", 1.0, "r 0.8"}}, {b, {"p.json", "K562", 2.0, "r 0.8"}}});
+    p->set_design_predictions({{a, {"p.json", "K562", 3.0, "r 0.8"}}, {a, {"other.json", "K562", 4.0, ""}}});
+    const auto got = p->predictions_of_design(a);
+    CHECK_EQ(got.size(), size_t(2));
+    if (got.size() == 2) {
+        CHECK_EQ(got[0].predictor, std::string("other.json"));
+        CHECK_EQ(got[1].value, 3.0);  // replaced, not added
+    }
+    CHECK_EQ(p->predictions_of_design(b).size(), size_t(1));
+    // An unknown design: refused, and nothing of the batch is written.
+    CHECK_THROWS_WITH(p->set_design_predictions({{b, {"p.json", "HepG2", 5.0, ""}}, {999, {"p.json", "K562", 1.0, ""}}}),
+                      "no design with id 999");
+    CHECK_EQ(p->predictions_of_design(b).size(), size_t(1));
+}
+
 TEST(recovery_merges_design_predictions) {
     const std::string into_path = temp_path("dp-into.carbon"), from_path = temp_path("dp-from.carbon");
     auto into = Project::open(into_path);

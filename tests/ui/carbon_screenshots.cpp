@@ -2,8 +2,9 @@
 // walkthrough on the sample project with a tiny random checkpoint (so the numbers on screen are a
 // random model's, the layout is the product's):
 //   welcome.png, main-window.png, design-tracks.png, variant.png, mutagenesis.png, logo.png,
-//   model-manager.png, dark.png, features.png, features-dark.png (a GenBank entry with its features),
-//   generation-dark.png
+//   model-manager.png, predictors.png (a predictor fitted to a table of random measurements: its
+//   cross-validation report), dark.png, features.png, features-dark.png (a GenBank entry with its
+//   features), generation-dark.png
 // Usage: carbon_screenshots OUT_DIR [WIDTHxHEIGHT]   (tests/screenshots/render.sh runs it under
 // Xvfb into docs/screenshots/ at 1600x1000 and docs/screenshots/1366x768/ at a laptop's size; the CTest ui.screenshots runs it offscreen into a temporary folder and checks
 // every image is written and not blank).
@@ -14,6 +15,7 @@
 #include <QImage>
 #include <QFile>
 #include <QPushButton>
+#include <QRandomGenerator>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -32,6 +34,7 @@
 #include "controllers/generation_controller.h"
 #include "controllers/logo_controller.h"
 #include "controllers/model_controller.h"
+#include "controllers/predictor_controller.h"
 #include "controllers/project_controller.h"
 #include "main_window.h"
 #include "views/base_inspector.h"
@@ -190,6 +193,35 @@ int main(int argc, char** argv) {
     if (auto* d = w.findChild<QDockWidget*>(QStringLiteral("modelDock"))) {
         shoot(*d, out, "model-manager.png");
         d->setFloating(false);
+    }
+
+    // A predictor fitted to 40 random sequences' random measurements (a random model, so its
+    // held-out r is near 0 and the warnings say so), its report in the Predictors dock, floated.
+    {
+        QTemporaryDir tableDir;
+        QByteArray table = "name\tsequence\tK562\tHepG2\n";
+        QRandomGenerator rng(5);
+        for (int i = 0; i < 40; ++i) {
+            QByteArray bases(120, 'A');
+            for (char& c : bases) c = "ACGT"[rng.bounded(4)];
+            table += "enh" + QByteArray::number(i) + "\t" + bases + "\t" + QByteArray::number(rng.generateDouble() * 4 - 1) + "\t" +
+                     QByteArray::number(rng.generateDouble() * 2) + "\n";
+        }
+        const QString tablePath = tableDir.filePath(QStringLiteral("mpra_round1.tsv"));
+        QFile f(tablePath);
+        if (f.open(QIODevice::WriteOnly)) f.write(table);
+        f.close();
+        QSignalSpy fitted(w.predictors(), &PredictorController::fitFinished);
+        w.predictors()->fitFromTable(tablePath);
+        waitFor([&] { return fitted.count() > 0; }, 120000);
+        if (auto* d = w.findChild<QDockWidget*>(QStringLiteral("predictorsDock"))) {
+            d->show();
+            d->setFloating(true);
+            d->resize(620, 720);
+            d->move(w.geometry().center() - QPoint(310, 360));
+            shoot(*d, out, "predictors.png");
+            d->setFloating(false);
+        }
     }
 
     applyTheme(Theme::Dark);

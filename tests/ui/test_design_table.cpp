@@ -96,7 +96,7 @@ private slots:
         DesignTableModel model;
         DesignsView view(&model);
         QSortFilterProxyModel& proxy = *view.proxy();
-        auto row = [](const char* bases, double objective, QList<PredictedValue> predicted) {
+        auto row = [](const char* bases, double objective, std::vector<carbon::storage::DesignPrediction> predicted) {
             DesignRow r;
             r.design.bases = bases;
             r.run = 3;
@@ -104,10 +104,10 @@ private slots:
             r.predictions = std::move(predicted);
             return r;
         };
-        const QString by = QStringLiteral("'round 1' in lab.carbon");
-        const QString acc = QStringLiteral("held-out Pearson r 0.81 [0.74, 0.86], Spearman 0.79, n 120 (5-fold)");
-        model.setRows({row("ACGT", 1.5, {{QStringLiteral("K562"), by, acc, 2.0}, {QStringLiteral("HepG2"), by, acc, 0.5}}),
-                       row("GGCC", -0.25, {{QStringLiteral("K562"), by, acc, 0.75}, {QStringLiteral("HepG2"), by, acc, 1.0}}),
+        const std::string by = "'round 1' in lab.carbon";
+        const std::string acc = "held-out Pearson r 0.81 [0.74, 0.86], Spearman 0.79, n 120 (5-fold)";
+        model.setRows({row("ACGT", 1.5, {{by, "K562", 2.0, acc}, {by, "HepG2", 0.5, acc}}),
+                       row("GGCC", -0.25, {{by, "K562", 0.75, acc}, {by, "HepG2", 1.0, acc}}),
                        row("TTAA", std::nan(""), {})});
         QCOMPARE(model.predictionNames(), (QStringList{QStringLiteral("K562"), QStringLiteral("HepG2")}));
         QCOMPARE(model.columnCount(), int(DesignTableModel::ColumnCount) + 2);
@@ -115,8 +115,8 @@ private slots:
         QCOMPARE(k562, int(DesignTableModel::ColumnCount));
         QCOMPARE(model.headerData(k562, Qt::Horizontal).toString(), QStringLiteral("K562 (pred.)"));
         QCOMPARE(model.index(0, k562).data().toString(), QStringLiteral("2"));
-        QVERIFY(model.index(0, k562).data(Qt::ToolTipRole).toString().contains(acc));
-        QVERIFY(model.index(0, k562).data(Qt::ToolTipRole).toString().contains(by));
+        QVERIFY(model.index(0, k562).data(Qt::ToolTipRole).toString().contains(QString::fromStdString(acc)));
+        QVERIFY(model.index(0, k562).data(Qt::ToolTipRole).toString().contains(QString::fromStdString(by)));
         QCOMPARE(model.index(2, k562).data().toString(), QString());  // not predicted: empty, never 0
         QVERIFY(model.index(2, k562).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Not predicted")));
         QCOMPARE(model.index(1, DesignTableModel::ObjectiveColumn).data().toString(), QStringLiteral("-0.25"));
@@ -138,10 +138,15 @@ private slots:
         // A term typed before the column exists applies once rows bring it.
         filter->setText(QStringLiteral("sknsh>1"));
         QCOMPARE(proxy.rowCount(), 0);  // no such column yet: read as bases text, which no design holds
-        model.addRow(row("CCCC", 3.0, {{QStringLiteral("SKNSH"), by, acc, 4.0}}));
+        model.addRow(row("CCCC", 3.0, {{by, "SKNSH", 4.0, acc}}));
         QCOMPARE(model.columnCount(), int(DesignTableModel::ColumnCount) + 3);
         QCOMPARE(proxy.rowCount(), 1);
         QCOMPARE(proxy.index(0, DesignTableModel::BasesColumn).data().toString(), QStringLiteral("CCCC"));
+        // A predictor run over rows already there: replaces its own value, adds its new outputs.
+        model.setPredictions({0}, {{{by, "K562", 9.0, acc}, {"p2.json", "GM12878", 1.0, ""}}});
+        QCOMPARE(model.index(0, k562).data().toString(), QStringLiteral("9"));
+        QCOMPARE(model.row(0).predictions.size(), size_t(3));
+        QVERIFY(model.predictionColumn(QStringLiteral("GM12878")) >= 0);
         model.clear();
         QCOMPARE(model.columnCount(), int(DesignTableModel::ColumnCount));
     }

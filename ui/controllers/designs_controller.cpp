@@ -59,8 +59,7 @@ void DesignsController::showProjectDesigns(const ProjectSnapshot& snap) {
         row.minBaseLogp = d.min_base_logp;
         row.sequenceId = d.sequence_id;
         row.objective = d.objective;
-        for (const carbon::storage::DesignPrediction& v : d.predictions)
-            row.predictions.append({QString::fromStdString(v.output), QString::fromStdString(v.predictor), QString::fromStdString(v.held_out), v.value});
+        row.predictions = d.predictions;
         if (const carbon::storage::Run* r = byId.value(d.run_id)) {
             // Text from a file someone else may have written: an unreadable number reads as 0.
             auto setting = [r](const char* key) { return QString::fromStdString(r->setting(key).value_or("")); };

@@ -3,6 +3,7 @@
 
 #include <QFont>
 #include <QFontDatabase>
+#include <algorithm>
 
 namespace carbon::ui {
 
@@ -19,20 +20,51 @@ int DesignTableModel::predictionColumn(const QString& output) const {
     return -1;
 }
 
-const PredictedValue* DesignTableModel::prediction(const DesignRow& r, int column) const {
+const carbon::storage::DesignPrediction* DesignTableModel::prediction(const DesignRow& r, int column) const {
     const qsizetype k = column - ColumnCount;
     if (k < 0 || k >= predictionNames_.size()) return nullptr;
-    for (const PredictedValue& v : r.predictions)
-        if (v.output == predictionNames_[k]) return &v;
-    return nullptr;
+    const std::string name = predictionNames_[k].toStdString();
+    const carbon::storage::DesignPrediction* found = nullptr;
+    for (const carbon::storage::DesignPrediction& v : r.predictions)
+        if (v.output == name) found = &v;  // the last predictor to say it
+    return found;
 }
 
 QStringList DesignTableModel::newPredictionNames(const QList<DesignRow>& rows) const {
     QStringList out;
     for (const DesignRow& r : rows)
-        for (const PredictedValue& v : r.predictions)
-            if (!predictionNames_.contains(v.output) && !out.contains(v.output)) out << v.output;
+        for (const carbon::storage::DesignPrediction& v : r.predictions) {
+            const QString name = QString::fromStdString(v.output);
+            if (!predictionNames_.contains(name) && !out.contains(name)) out << name;
+        }
     return out;
+}
+
+void DesignTableModel::setPredictions(const QList<int>& rows, const QList<std::vector<carbon::storage::DesignPrediction>>& predictions) {
+    QList<DesignRow> incoming;
+    for (qsizetype i = 0; i < rows.size() && i < predictions.size(); ++i) {
+        DesignRow r;
+        r.predictions = predictions[i];
+        incoming.append(std::move(r));
+    }
+    const QStringList added = newPredictionNames(incoming);
+    if (!added.isEmpty()) {
+        const int first = columnCount();
+        beginInsertColumns({}, first, first + int(added.size()) - 1);
+        predictionNames_ += added;
+        endInsertColumns();
+    }
+    for (qsizetype i = 0; i < rows.size() && i < predictions.size(); ++i) {
+        const int row = rows[i];
+        if (row < 0 || row >= rows_.size()) continue;
+        auto& mine = rows_[row].predictions;
+        for (const carbon::storage::DesignPrediction& v : predictions[i]) {
+            auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& m) { return m.predictor == v.predictor && m.output == v.output; });
+            if (same != mine.end()) *same = v;
+            else mine.push_back(v);
+        }
+        emit dataChanged(index(row, ColumnCount), index(row, columnCount() - 1));
+    }
 }
 
 QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
@@ -49,15 +81,17 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
     for (int h : r.motifHits) hits += h;
     const bool scanned = !r.motifHits.isEmpty();
     if (index.column() >= ColumnCount) {  // a predicted output
-        const PredictedValue* v = prediction(r, index.column());
+        const carbon::storage::DesignPrediction* v = prediction(r, index.column());
         const bool known = v && !std::isnan(v->value);
         if (role == SortRole) return known ? v->value : -1e300;
         if (role == Qt::DisplayRole) return known ? QString::number(v->value, 'g', 5) : QString();
         if (role == Qt::ToolTipRole) {
             if (!v) return tr("Not predicted for this design");
-            QString t = tr("%1 = %2, predicted by %3").arg(v->output, known ? QString::number(v->value, 'g', 8) : tr("not predicted"), v->predictor);
-            return t + QLatin1Char('\n') + (v->heldOut.isEmpty() ? tr("Held-out accuracy not known (the predictor does not carry it)")
-                                                                 : tr("Held-out accuracy: %1").arg(v->heldOut));
+            const QString t = tr("%1 = %2, predicted by %3")
+                                  .arg(QString::fromStdString(v->output), known ? QString::number(v->value, 'g', 8) : tr("not predicted"),
+                                       QString::fromStdString(v->predictor));
+            return t + QLatin1Char('\n') + (v->held_out.empty() ? tr("Held-out accuracy not known (the predictor does not carry it)")
+                                                                : tr("Held-out accuracy: %1").arg(QString::fromStdString(v->held_out)));
         }
         if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};

@@ -12,6 +12,7 @@
 
 #include "carbon/generation/fns_generate.h"
 #include "carbon/scoring/scoring.h"
+#include "carbon/storage/project.h"
 
 namespace carbon::ui {
 
@@ -19,12 +20,6 @@ namespace carbon::ui {
 // and stored id once stored, the region it replaces, GC, the user's verdict, the lowest per-base
 // score, motif hits). Its own type because those columns belong to the view; the design itself is
 // the engine's, and a stored one comes from storage's DesignRecord (runs::design_of).
-// One output an activity predictor gave for a design (storage's DesignPrediction, in Qt text).
-struct PredictedValue {
-    QString output, predictor, heldOut;
-    double value = std::nan("");
-};
-
 struct DesignRow {
     carbon::Design design;
     double gcPercent = 0;
@@ -37,7 +32,7 @@ struct DesignRow {
     bool constraintsActive = false;     // designed under homopolymer / motif / GC constraints
     QVector<int> motifHits;             // hits of each loaded matrix (empty: none loaded)
     double objective = std::nan("");    // the run's objective (generate-and-rank, evolution); NaN: none
-    QList<PredictedValue> predictions;  // what activity predictors said of it
+    std::vector<carbon::storage::DesignPrediction> predictions;  // what activity predictors said of it
 };
 
 class DesignTableModel : public QAbstractTableModel {
@@ -77,6 +72,9 @@ public:
     // (matched without regard to case), or -1.
     const QStringList& predictionNames() const { return predictionNames_; }
     int predictionColumn(const QString& output) const;
+    // What a predictor said of rows already in the table (by source row): each replaces the
+    // prediction of the same predictor and output; new outputs become columns.
+    void setPredictions(const QList<int>& rows, const QList<std::vector<carbon::storage::DesignPrediction>>& predictions);
 
 signals:
     void flagChanged(qint64 designId, const QString& flag);
@@ -84,7 +82,7 @@ signals:
 private:
     // Output names the rows carry that are not columns yet.
     QStringList newPredictionNames(const QList<DesignRow>& rows) const;
-    const PredictedValue* prediction(const DesignRow& r, int column) const;
+    const carbon::storage::DesignPrediction* prediction(const DesignRow& r, int column) const;
 
     QList<DesignRow> rows_;
     QStringList motifNames_;

@@ -24,6 +24,10 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<carbon::ui::GenerationRunPtr>();
     qRegisterMetaType<carbon::ui::VepRunRequest>();
     qRegisterMetaType<carbon::ui::VepRunDone>();
+    qRegisterMetaType<carbon::ui::MeasurementTablePtr>();
+    qRegisterMetaType<carbon::ui::ProbePtr>();
+    qRegisterMetaType<QList<QByteArray>>();
+    qRegisterMetaType<QList<QList<double>>>();
 }
 
 EngineWorker::EngineWorker(QObject* parent) : QObject(parent) { registerEngineMetaTypes(); }

@@ -86,6 +86,16 @@ public slots:
     // sequences, rows written to request.tsvPath record by record; progress in records; a cancel
     // keeps the records done (VepRunDone::cancelled).
     void scoreVcf(quint64 requestId, const carbon::ui::VepRunRequest& request);
+    // A predictor fitted to measurements (engine_worker_predict.cpp; runs::fit_predictor, the same
+    // as carbon-cli predictor fit): the table's sequences embedded by the loaded model, ridge per
+    // condition. Progress: analysisProgress in sequences embedded; predictorFitted, or
+    // analysisCancelled / analysisFailed. `pool`: dna-end, dna-mean or both.
+    void fitPredictor(quint64 requestId, const carbon::ui::MeasurementTablePtr& table, const QString& pool, bool reverseComplement,
+                      int folds);
+    // A fitted predictor's outputs for `sequences` (ProbePredictor over the loaded model, which must
+    // be the one it was fitted on: refused otherwise by its fingerprint). Progress in sequences;
+    // sequencesPredicted, or analysisCancelled / analysisFailed.
+    void predictSequences(quint64 requestId, const carbon::ui::ProbePtr& probe, const QList<QByteArray>& sequences);
 
 signals:
     void modelLoaded(const carbon::ui::ModelSummary& summary);
@@ -109,6 +119,9 @@ signals:
     void mutagenesisDone(quint64 requestId, const carbon::IsmResult& result);
     void specificityReady(quint64 requestId, const QVector<float>& values);
     void vcfScored(quint64 requestId, const carbon::ui::VepRunDone& done);
+    void predictorFitted(quint64 requestId, const carbon::ui::ProbePtr& probe, double embeddingSeconds, double fittingSeconds);
+    // Per sequence, per output (the probe's conditions), in the order asked.
+    void sequencesPredicted(quint64 requestId, const QList<QList<double>>& values);
     void analysisCancelled(quint64 requestId);
     void analysisFailed(quint64 requestId, const QString& error);
 

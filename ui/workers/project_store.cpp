@@ -8,15 +8,18 @@
 #include <unordered_set>
 #include <utility>
 
+#include "carbon/runs/predictor_records.h"
 #include "carbon/runs/run_records.h"
 #include "carbon/runs/run_writers.h"
 #include "carbon/runs/vep_run.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
+#include "carbon/storage/measurements.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
 #include "carbon/storage/vep_result.h"
 #include "carbon/support/common.h"
+#include "carbon/support/visible_text.h"
 #include "carbon/support/output_file.h"
 #include "document/feature_regions.h"
 
@@ -42,6 +45,10 @@ void registerProjectMetaTypes() {
     qRegisterMetaType<carbon::ui::VepResult>();
     qRegisterMetaType<carbon::ui::VepRunRequest>();
     qRegisterMetaType<carbon::ui::VepRunDone>();
+    qRegisterMetaType<carbon::ui::StoredPredictor>();
+    qRegisterMetaType<carbon::ui::MeasurementTablePtr>();
+    qRegisterMetaType<carbon::ui::ProbePtr>();
+    qRegisterMetaType<carbon::ui::DesignPredictionList>();
 }
 
 namespace {
@@ -98,7 +105,78 @@ QList<st::VariantRecord> importedVariants(st::Project& p, qint64 sequenceId) {
 
 }  // namespace
 
+namespace {
+
+StoredPredictor storedPredictor(const st::PredictorRecord& r, const QString& projectPath) {
+    StoredPredictor p;
+    p.id = r.id;
+    p.name = QString::fromStdString(r.name);
+    try {
+        p.probe = std::make_shared<const carbon::Probe>(runs::probe_of(r, projectPath.toStdString()));
+    } catch (const std::exception& e) {
+        p.error = QString::fromUtf8(e.what());
+    }
+    return p;
+}
+
+}  // namespace
+
 ProjectStore::ProjectStore(QObject* parent) : QObject(parent) { registerProjectMetaTypes(); }
+
+void ProjectStore::readMeasurements(quint64 token, const QString& path) {
+    try {
+        auto table = std::make_shared<st::MeasurementTable>(st::read_measurement_table(path.toStdString()));
+        bool unresolved = false;
+        for (const st::MeasurementRow& r : table->rows) unresolved |= r.sequence.empty();
+        if (unresolved && project_) {
+            const std::string where = "project " + project_->path();
+            st::resolve_measurement_sequences(
+                *table,
+                [this](const std::string& name) -> std::optional<std::string> {
+                    // find_sequence refuses a name several sequences share, listing them.
+                    const std::optional<st::SequenceRecord> s = project_->find_sequence(name);
+                    if (!s) return std::nullopt;
+                    return s->bases;
+                },
+                where);
+        }
+        for (const st::MeasurementRow& r : table->rows)
+            if (r.sequence.empty())
+                throw Error(table->path + ":" + std::to_string(r.line) + ": '" + visible_text(r.name, 80) + "' has no sequence in the table" +
+                            (project_ ? " and the project holds no sequence of that name" : " and no project is open to find it in"));
+        emit measurementsRead(token, std::move(table));
+    } catch (const std::exception& e) {
+        emit failed(tr("Fit predictor"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::storeDesignPredictions(quint64 token, const QList<qint64>& designIds, const DesignPredictionList& predictions) {
+    if (!project_) return emit failed(tr("Store predictions"), tr("No project is open."));
+    try {
+        std::vector<std::pair<int64_t, st::DesignPrediction>> rows;
+        for (qsizetype i = 0; i < designIds.size() && i < predictions.size(); ++i)
+            for (const st::DesignPrediction& p : predictions[i]) rows.push_back({designIds[i], p});
+        project_->set_design_predictions(rows);
+        emit designPredictionsStored(token, qint64(designIds.size()));
+    } catch (const std::exception& e) {
+        emit failed(tr("Store predictions"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::storePredictor(quint64 token, const QString& name, const ProbePtr& probe) {
+    if (!project_) return emit failed(tr("Store predictor"), tr("No project is open."));
+    try {
+        const st::PredictorRecord record = runs::predictor_record(*probe, name.toStdString());
+        const int64_t id = project_->add_predictor(record);
+        StoredPredictor p;
+        p.id = id;
+        p.name = name;
+        p.probe = probe;
+        emit predictorStored(token, p);
+    } catch (const std::exception& e) {
+        emit failed(tr("Store predictor"), QString::fromUtf8(e.what()));
+    }
+}
 ProjectStore::~ProjectStore() = default;
 
 bool ProjectStore::requireOpen(const QString& what) {
@@ -137,6 +215,7 @@ void ProjectStore::open(const QString& path, bool create) {
             }
         }
         for (const auto& r : p->list_runs()) snap.runs.append(r);
+        for (const st::PredictorRecord& r : p->list_predictors(true)) snap.predictors.append(storedPredictor(r, path));
         snap.variants = p->count("variants");
         project_ = std::move(p);
         emit opened(snap);

@@ -56,6 +56,16 @@ public slots:
     // The sample project: a new file at `path` with the sequences of `fasta`, the SNVs of `vcf`
     // on each of them, and the regions listed in `regionsTsv` (name, kind, start, end, label;
     // 0-based half-open); then opened. A sample that fails half way is removed, not left behind.
+    // A measurement table for fitting a predictor (storage::read_measurement_table), each row
+    // without a sequence given one by name from the open project's sequences (a name two
+    // sequences share is refused); measurementsRead, or failed("Fit predictor", why).
+    void readMeasurements(quint64 token, const QString& path);
+    // A fitted predictor under `name` (refused when the project has one of that name); then
+    // predictorStored with it as listed.
+    void storePredictor(quint64 token, const QString& name, const carbon::ui::ProbePtr& probe);
+    // What a predictor said of stored designs (Project::set_design_predictions, one transaction);
+    // designPredictionsStored, or failed("Store predictions", why).
+    void storeDesignPredictions(quint64 token, const QList<qint64>& designIds, const carbon::ui::DesignPredictionList& predictions);
     void createSample(const QString& path, const QString& fasta, const QString& vcf, const QString& regionsTsv);
 
 signals:
@@ -77,6 +87,9 @@ signals:
     void vepRunLoaded(quint64 token, const carbon::ui::VepResult& result);
     void designTracks(quint64 token, const QList<qint64>& designIds, const QList<QVector<float>>& values);
     // `what` says which operation failed ("Import FASTA", "Open project", ...).
+    void measurementsRead(quint64 token, const carbon::ui::MeasurementTablePtr& table);
+    void predictorStored(quint64 token, const carbon::ui::StoredPredictor& predictor);
+    void designPredictionsStored(quint64 token, qint64 designs);
     void failed(const QString& what, const QString& error);
     // While a write waits for another program writing to the project (every few seconds).
     void waiting(const QString& text);

@@ -15,12 +15,33 @@
 #include <vector>
 
 #include "carbon/generation/fns_generate.h"
+#include "carbon/predict/probe.h"
 #include "carbon/runs/generation_run.h"
 #include "carbon/scoring/scoring.h"
+#include "carbon/storage/measurements.h"
 #include "carbon/storage/project.h"
 #include "document/sequence_document.h"
 
 namespace carbon::ui {
+
+// What predictors said of designs, per design (storage's own record).
+using DesignPredictionList = QList<std::vector<carbon::storage::DesignPrediction>>;
+
+// A fitted predictor as it crosses threads (the engine's, shared: never copied).
+using ProbePtr = std::shared_ptr<const carbon::Probe>;
+
+// A predictor stored in the project, read on the project store's thread (runs::probe_of): the
+// predictor, or why its stored definition could not be read (a project is someone else's file too).
+struct StoredPredictor {
+    qint64 id = 0;
+    QString name;
+    ProbePtr probe;  // null when unreadable
+    QString error;
+};
+
+// A measurement table read for fitting, its rows' sequences resolved (from the table itself, or
+// by name from the open project's sequences), and where it came from.
+using MeasurementTablePtr = std::shared_ptr<const carbon::storage::MeasurementTable>;
 
 // What the project browser and the designs table show of an open project.
 struct ProjectSnapshot {
@@ -31,6 +52,7 @@ struct ProjectSnapshot {
     QList<carbon::storage::DesignRecord> designs;
     QList<carbon::storage::VariantRecord> importedVariants;  // the first kMaxListedVariants of each sequence
     qint64 variants = 0;                                     // every variant row, scored ones included
+    QList<StoredPredictor> predictors;                       // by name
 };
 inline constexpr int kMaxListedVariants = 1000;
 
@@ -67,3 +89,7 @@ Q_DECLARE_METATYPE(carbon::storage::VariantRecord)
 Q_DECLARE_METATYPE(carbon::ui::RunToStore)
 Q_DECLARE_METATYPE(carbon::ui::GenerationRunPtr)
 Q_DECLARE_METATYPE(carbon::ui::ExportRequest)
+Q_DECLARE_METATYPE(carbon::ui::StoredPredictor)
+Q_DECLARE_METATYPE(carbon::ui::MeasurementTablePtr)
+Q_DECLARE_METATYPE(carbon::ui::ProbePtr)
+Q_DECLARE_METATYPE(carbon::ui::DesignPredictionList)

@@ -272,6 +272,10 @@ public:
     std::vector<DesignPrediction> predictions_of_design(int64_t design_id);
     // Every design's, with its design id, in one statement (a project's designs table).
     std::vector<std::pair<int64_t, DesignPrediction>> list_design_predictions();
+    // Predictions of designs already stored (a predictor run over the designs table): each
+    // (design id, prediction) replaces what that predictor said of that output before; all in one
+    // transaction. Error naming a design id the project does not hold.
+    void set_design_predictions(const std::vector<std::pair<int64_t, DesignPrediction>>& predictions);
     std::vector<Track> tracks_of_sequence(int64_t sequence_id);
     std::vector<VariantRecord> variants_of_sequence(int64_t sequence_id);
     // The rows of a "vep" run in their order, each handed to `row` as it is read (one statement,
