@@ -19,7 +19,7 @@ PredictorController::PredictorController(WorkerThread<EngineWorker>* engine, Mod
                                          DesignsController* designs, WindowServices* services, QObject* parent)
     : QObject(parent), engine_(engine), store_(project->storeThread()), models_(models), project_(project), designs_(designs),
       services_(services), panel_(new PredictorPanel) {
-    dock_ = makeDock(panel_, tr("Predictors"), "predictorsDock", Qt::LeftDockWidgetArea, false);
+    dock_ = makeDock(panel_, tr("Predictors"), "predictorsDock", Qt::LeftDockWidgetArea, true);  // scrolls on a laptop screen
     connect(panel_, &PredictorPanel::fitRequested, this, [this] { fitFromTable(); });
     connect(panel_, &PredictorPanel::cancelRequested, this, &PredictorController::cancelFit);
     connect(panel_, &PredictorPanel::predictRequested, this, &PredictorController::predictDesigns);
