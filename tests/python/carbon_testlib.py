@@ -8,6 +8,18 @@ import sys
 SKIP = 77  # CTest's SKIP_RETURN_CODE for these tests
 
 
+# The failures a test collects: check() records and prints each; the test ends with
+# `return 1 if FAILURES else 0` after saying how many.
+FAILURES = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what, file=sys.stderr)
+    return cond
+
+
 def bin_path(name):
     d = os.environ.get("CARBON_BIN")
     if not d:

@@ -16,15 +16,7 @@ import subprocess
 import sys
 import time
 
-from carbon_testlib import bin_path, run, work_dir
-
-FAILURES = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what, file=sys.stderr)
+from carbon_testlib import bin_path, check, FAILURES, run, work_dir
 
 
 def write_fasta(path, contigs, width=60):

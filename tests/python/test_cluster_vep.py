@@ -12,16 +12,9 @@ import subprocess
 import sys
 import time
 
-from carbon_testlib import bin_path, require_modules, run, work_dir
+from carbon_testlib import bin_path, check, FAILURES, require_modules, run, work_dir
 
-FAILURES = []
 DEADLINE = time.time() + 600  # the whole test, whatever happens to the cluster
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def listening():

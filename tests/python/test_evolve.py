@@ -16,7 +16,7 @@ import sqlite3
 import subprocess
 import sys
 
-from carbon_testlib import bin_path, require_modules, run, work_dir
+from carbon_testlib import bin_path, check, FAILURES, require_modules, run, work_dir
 
 require_modules("torch", "transformers", "numpy", "safetensors")
 import numpy as np  # noqa: E402
@@ -27,15 +27,8 @@ from transformers import LlamaForCausalLM  # noqa: E402
 
 torch.set_num_threads(max(1, os.cpu_count() or 1))
 CLI = bin_path("carbon-cli")
-FAILURES = []
 CONTEXT, FLANK = "ACGTGGAA", "TTCAGTCA"
 MOTIF, MAX_RUN, GC = "GAATTC", 3, (0.3, 0.7)
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def revcomp(s):

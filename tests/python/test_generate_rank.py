@@ -18,7 +18,7 @@ import sqlite3
 import subprocess
 import sys
 
-from carbon_testlib import bin_path, require_modules, run, tiny_model, work_dir
+from carbon_testlib import bin_path, check, FAILURES, require_modules, run, tiny_model, work_dir
 
 require_modules("torch", "transformers", "numpy", "safetensors")
 import torch  # noqa: E402
@@ -26,17 +26,10 @@ from regression_reference import TARGETS, make_predictor, reference  # noqa: E40
 
 torch.set_num_threads(max(1, os.cpu_count() or 1))
 CLI = bin_path("carbon-cli")
-FAILURES = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def read_fasta(path):
-    recs, name = [], None
+    recs = []
     for line in open(path):
         line = line.rstrip("\n")
         if line.startswith(">"):

@@ -10,15 +10,7 @@ import shutil
 import subprocess
 import sys
 
-from carbon_testlib import bin_path, run, run_limited, tiny_model, work_dir
-
-FAILURES = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what, file=sys.stderr)
+from carbon_testlib import bin_path, check, FAILURES, run, run_limited, tiny_model, work_dir
 
 
 CONTIGS = None

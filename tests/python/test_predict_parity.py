@@ -28,7 +28,7 @@ import os
 import random
 import sys
 
-from carbon_testlib import bin_path, dna_ids, require_modules, run, run_limited, work_dir
+from carbon_testlib import bin_path, check, dna_ids, FAILURES, require_modules, run, run_limited, work_dir
 
 require_modules("torch", "transformers", "numpy", "safetensors")
 import numpy as np  # noqa: E402
@@ -36,15 +36,8 @@ import torch  # noqa: E402
 from regression_reference import TARGETS, make_predictor, reference  # noqa: E402
 
 torch.set_num_threads(max(1, os.cpu_count() or 1))
-FAILURES = []
 CLI = bin_path("carbon-cli")
 BACKEND = os.environ.get("CARBON_PREDICT_BACKEND", "cpu")
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def ours(d, best, fasta, kernels=None):

@@ -25,7 +25,7 @@ import random
 import subprocess
 import sys
 
-from carbon_testlib import bin_path, dna_sequence_ids, require_modules, run, work_dir
+from carbon_testlib import bin_path, check, dna_sequence_ids, FAILURES, require_modules, run, work_dir
 
 require_modules("torch", "transformers", "numpy", "sklearn", "scipy")
 import numpy as np  # noqa: E402
@@ -39,13 +39,6 @@ from transformers import LlamaForCausalLM  # noqa: E402
 
 torch.set_num_threads(max(1, os.cpu_count() or 1))
 CLI = bin_path("carbon-cli")
-FAILURES = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def rel_err(ours, ref):
