@@ -45,7 +45,10 @@
 #include "views/generation_panel.h"
 #include "views/help_dialogs.h"
 #include "views/message_bar.h"
+#include "views/base_inspector.h"
 #include "views/model_panel.h"
+#include "views/objective_section.h"
+#include "views/predictor_panel.h"
 #include "views/run_log.h"
 #include "views/sequence_editor.h"
 #include "views/sequence_map.h"
@@ -118,6 +121,12 @@ MainWindow::MainWindow(QWidget* parent)
     specificity_ = new SpecificityController(doc_, engine_.get(), generation_->panel(), designs_->chart(), services_, this);
     features_ = new FeatureController(doc_, editor_, services_, this);
     predictors_ = new PredictorController(engine_.get(), models_, project_, designs_, services_, this);
+    // Generate and rank: the Generation panel's objective ranks by the project's predictors.
+    connect(predictors_->panel(), &PredictorPanel::predictorsChanged, generation_->panel()->objective(), &ObjectiveSection::setPredictors);
+    generation_->panel()->objective()->setPredictors(predictors_->panel()->predictors());
+    // Score Variant in the base inspector predicts the activity change with a chosen predictor.
+    connect(predictors_->panel(), &PredictorPanel::predictorsChanged, analysis_->inspector(), &BaseInspector::setPredictors);
+    analysis_->inspector()->setPredictors(predictors_->panel()->predictors());
     analysis_->addStatusWidgets(statusBar());
     addDocks(models_->docks());
     addDocks(predictors_->docks());

@@ -4,15 +4,18 @@
 //   welcome.png, main-window.png, design-tracks.png, variant.png, mutagenesis.png, logo.png,
 //   model-manager.png, predictors.png (a predictor fitted to a table of random measurements: its
 //   cross-validation report), dark.png, features.png, features-dark.png (a GenBank entry with its
-//   features), generation-dark.png
+//   features), generation-dark.png, evolution.png (an evolution of 60 bases by that predictor: the
+//   objective section, the Evolution dock, the last round opened with its edits marked), objective-section.png
 // Usage: carbon_screenshots OUT_DIR [WIDTHxHEIGHT]   (tests/screenshots/render.sh runs it under
 // Xvfb into docs/screenshots/ at 1600x1000 and docs/screenshots/1366x768/ at a laptop's size; the CTest ui.screenshots runs it offscreen into a temporary folder and checks
 // every image is written and not blank).
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QImage>
+#include <QLineEdit>
 #include <QFile>
 #include <QPushButton>
 #include <QRandomGenerator>
@@ -40,7 +43,9 @@
 #include "views/base_inspector.h"
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
+#include "views/evolution_view.h"
 #include "views/generation_panel.h"
+#include "views/objective_section.h"
 #include "views/logo_panel.h"
 #include "views/model_panel.h"
 #include "views/mutagenesis_heat_map.h"
@@ -222,6 +227,27 @@ int main(int argc, char** argv) {
             shoot(*d, out, "predictors.png");
             d->setFloating(false);
         }
+    }
+
+    // Directed evolution of 60 bases of the sample sequence by that predictor (K562, budget 5): the
+    // objective section, the Evolution dock, and the last round opened with its edits marked.
+    {
+        ObjectiveSection* o = w.generation()->panel()->objective();
+        o->setChecked(true);
+        o->optimiserCombo()->setCurrentIndex(o->optimiserCombo()->findData(int(ObjectiveOrder::Optimiser::Evolve)));
+        o->objectiveCombo()->setCurrentIndex(o->objectiveCombo()->findText(QStringLiteral("K562")));
+        o->budgetSpin()->setValue(5);
+        w.generation()->panel()->templateEdit()->clear();
+        w.editor()->setSelection(40, 100);
+        w.generation()->runGeneration();
+        waitFor([&] { return !w.generation()->isGenerating(); }, 120000);
+        EvolutionView* v = w.generation()->evolutionView();
+        if (v->roundCount() > 0) emit v->openRound(v->run(), v->roundCount() - 1);
+        raise(w, "evolutionDock");
+        raise(w, "generationDock");
+        shoot(w, out, "evolution.png");
+        shoot(*o, out, "objective-section.png");
+        o->setChecked(false);
     }
 
     applyTheme(Theme::Dark);

@@ -94,7 +94,12 @@ void AnalysisController::setupInspector() {
         if (variantRequest_) engine_->worker()->cancelAnalysis(variantRequest_);
         variantRequest_ = nextAnalysisId();
         inspector_->setBusy(true);
-        engine_->post([id = variantRequest_, b = doc_->bases(), pos, alt, window](EngineWorker* w) { w->scoreVariant(id, b, pos, alt, window); });
+        // With a predictor chosen in the inspector, the predicted activity change comes with it.
+        const StoredPredictor* p = inspector_->chosenPredictor();
+        engine_->post([id = variantRequest_, b = doc_->bases(), pos, alt, window, probe = p ? p->probe : ProbePtr(),
+                       name = p ? p->name : QString(), activityWindow = inspector_->activityWindow()](EngineWorker* w) {
+            w->scoreVariant(id, b, pos, alt, window, probe, name, activityWindow);
+        });
     });
     connect(inspector_, &BaseInspector::cancelRequested, this, [this] {
         engine_->worker()->cancelAnalysis(variantRequest_);

@@ -17,7 +17,9 @@
 #include "document/sequence_document.h"
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
+#include "views/evolution_view.h"
 #include "views/generation_panel.h"
+#include "views/objective_section.h"
 #include "views/message_bar.h"
 #include "views/project_browser.h"
 #include "views/run_log.h"
@@ -36,6 +38,16 @@ GenerationController::GenerationController(SequenceDocument* doc, SequenceEditor
     connect(worker, &EngineWorker::confirmationNeeded, this, &GenerationController::onConfirmationNeeded);
     connect(worker, &EngineWorker::progress, this, &GenerationController::onProgress);
     connect(worker, &EngineWorker::designReady, this, &GenerationController::onDesign);
+    connect(worker, &EngineWorker::rankingProgress, this, [this](quint64 id, qint64 done, qint64 total) {
+        if (id == currentRequest_) panel_->setRankingProgress(done, total, currentRanking_.predictor);
+    });
+    connect(worker, &EngineWorker::evolutionProgress, this, [this](quint64 id, qint64 round, qint64 done, qint64 total) {
+        if (id == currentRequest_) panel_->setEvolutionProgress(round, done, total);
+    });
+    connect(worker, &EngineWorker::evolved, this, &GenerationController::onEvolved);
+    evolution_ = new EvolutionView;
+    evolutionDock_ = makeDock(evolution_, tr("Evolution"), "evolutionDock", Qt::BottomDockWidgetArea, false);
+    connect(evolution_, &EvolutionView::openRound, this, &GenerationController::openRound);
     connect(worker, &EngineWorker::generated, this, &GenerationController::onGenerated);
     connect(worker, &EngineWorker::finished, this, &GenerationController::onFinished);
     connect(worker, &EngineWorker::failed, this, &GenerationController::onFailed);
@@ -84,6 +96,8 @@ void GenerationController::runGeneration() {
         services_->error(tr("Run: %1").arg(text), actionText, std::move(action));
     };
     if (!panel_->buildRequest(request, error)) return refuse(error);
+    ObjectiveOrder ranking;  // generate and rank, when the objective section is ticked
+    if (!panel_->objective()->order(ranking, error)) return refuse(error);
     if (!models_->isReady() && models_->isLoading()) {
         // F5 while the model loads (at start, or just after Open Model Folder): the run waits for it.
         waitingForModel_ = true;
@@ -106,6 +120,8 @@ void GenerationController::runGeneration() {
         regionLength = r.end - r.start;
         break;
     }
+    if (ranking.evolves() && regionLength <= 0)
+        return refuse(tr("Evolve: select the bases to evolve in the editor, or mark a design region (Edit > Mark Design Region)."));
     // The whole sequence around the region: the engine's rule fits it to the model's context
     // (fit_to_context, in the generation run) and says what it trimmed when the run ends.
     const QByteArray left = all.left(regionStart);
@@ -127,13 +143,29 @@ void GenerationController::runGeneration() {
     designsThisRun_ = 0;
     runConstraintsActive_ = request.constraints.active();
     panel_->setRunning(true);
+    panel_->saveSettings();  // what the next session starts from
+    currentRanking_ = ranking;
+    if (ranking.evolves()) {
+        const QByteArray start = all.mid(regionStart, regionLength);
+        services_->message(tr("Run %1: evolving %2 bp").arg(pending.number).arg(regionLength), 5000);
+        services_->runLog()->runStarted(pending.number, tr("evolution of bases %1–%2 (%3 bp) by %4 of predictor %5, edit budget %6%7")
+                                                            .arg(regionStart + 1).arg(regionStart + regionLength).arg(regionLength)
+                                                            .arg(ranking.objective, ranking.predictor).arg(ranking.budget)
+                                                            .arg(ranking.proposals > 0 ? tr(", %1 proposals per round, seed %2")
+                                                                                             .arg(ranking.proposals).arg(request.sampling.seed)
+                                                                                       : QString()));
+        engine_->post([id = currentRequest_, request, start, ranking](EngineWorker* w) { w->evolve(id, request, start, ranking); });
+        return;
+    }
     services_->message(tr("Run %1: %2 design(s) of %3 bp, seed %4").arg(pending.number).arg(request.count).arg(request.length)
                            .arg(request.sampling.seed), 5000);
-    services_->runLog()->runStarted(pending.number, tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp, seed %5")
-                                                        .arg(request.count).arg(request.length).arg(left.size()).arg(right.size())
-                                                        .arg(request.sampling.seed));
-    panel_->saveSettings();  // what the next session starts from
-    engine_->post([id = currentRequest_, request, ask = confirmAbove_](EngineWorker* w) { w->generate(id, request, ask); });
+    QString what = tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp, seed %5")
+                       .arg(request.count).arg(request.length).arg(left.size()).arg(right.size()).arg(request.sampling.seed);
+    if (ranking.active())
+        what += ranking.keep > 0 ? tr(", ranked by %1 of predictor %2, the best %3 kept").arg(ranking.objective, ranking.predictor).arg(ranking.keep)
+                                 : tr(", ranked by %1 of predictor %2").arg(ranking.objective, ranking.predictor);
+    services_->runLog()->runStarted(pending.number, what);
+    engine_->post([id = currentRequest_, request, ask = confirmAbove_, ranking](EngineWorker* w) { w->generate(id, request, ask, ranking); });
 }
 
 void GenerationController::onPlanned(quint64 id, double need, double available) {
@@ -161,7 +193,7 @@ void GenerationController::onConfirmationNeeded(quint64 id, const DesignRequest&
         services_->note(text);
         return;
     }
-    engine_->post([id, request](EngineWorker* w) { w->generate(id, request, 2.0); });  // confirmed: whatever it takes that fits
+    engine_->post([id, request, ranking = currentRanking_](EngineWorker* w) { w->generate(id, request, 2.0, ranking); });  // confirmed: whatever it takes that fits
 }
 
 void GenerationController::cancelGeneration() {
@@ -183,10 +215,7 @@ void GenerationController::onProgress(quint64 id, qint64 done, qint64 total, dou
     services_->runLog()->runProgress(pendingRuns_.value(id).number, done, total, bps);
 }
 
-void GenerationController::onDesign(quint64 id, const Design& design) {
-    if (id != currentRequest_) return;
-    ++designsThisRun_;
-    const RunToStore placement = pendingRuns_.value(id);
+DesignRow GenerationController::rowFor(const RunToStore& placement, const Design& design) const {
     DesignRow row;
     row.design = design;
     row.run = placement.number;
@@ -194,7 +223,13 @@ void GenerationController::onDesign(quint64 id, const Design& design) {
     row.regionLength = placement.regionLength;
     row.sequenceId = placement.sequenceId;
     row.constraintsActive = runConstraintsActive_;
-    designs_->model()->addRow(row);
+    return row;
+}
+
+void GenerationController::onDesign(quint64 id, const Design& design) {
+    if (id != currentRequest_) return;
+    ++designsThisRun_;
+    designs_->model()->addRow(rowFor(pendingRuns_.value(id), design));
 }
 
 void GenerationController::onGenerated(quint64 id, const GenerationRunPtr& run) {
@@ -205,6 +240,22 @@ void GenerationController::onGenerated(quint64 id, const GenerationRunPtr& run) 
     r.run = run;
     // Its number is taken: the next run is the one after it (stored or, without a project, counted).
     nextRunNumber_ = std::max<qint64>(nextRunNumber_, qint64(r.number) + 1);
+    if (const std::optional<runs::ObjectiveRanking>& ranking = run->ranking) {
+        // Ranked: the designs streamed in as they were made give way to the kept ones, best first,
+        // with the objective and what the predictor said of each (as they will be stored).
+        QList<DesignRow> rows;
+        for (size_t i = 0; i < run->result.designs.size(); ++i) {
+            DesignRow row = rowFor(r, run->result.designs[i]);
+            if (i < ranking->values.size()) {
+                row.objective = ranking->objective_values[i];
+                for (size_t k = 0; k < ranking->outputs.size(); ++k)
+                    row.predictions.push_back({ranking->predictor, ranking->outputs[k], ranking->values[i][k], ranking->held_out[k]});
+            }
+            rows << row;
+        }
+        designs_->model()->replaceRun(r.number, rows);
+        designsThisRun_ = int(rows.size());
+    }
     QList<double> minima;
     for (const std::vector<BaseScore>& track : run->tracks) {
         double m = std::nan("");
@@ -214,6 +265,96 @@ void GenerationController::onGenerated(quint64 id, const GenerationRunPtr& run) 
     }
     designs_->model()->setMinBaseScores(r.number, minima);
     if (project_->isOpen()) project_->storeThread()->post([r](ProjectStore* s) { s->storeRun(r); });
+}
+
+void GenerationController::onEvolved(quint64 id, const EvolutionRunPtr& run) {
+    // Every round a row of the designs table (the start first, rank = round), then the Evolution
+    // dock from those rows, then the project.
+    auto it = pendingRuns_.find(id);
+    if (it == pendingRuns_.end() || id != currentRequest_) return;
+    const RunToStore placement = *it;
+    nextRunNumber_ = std::max<qint64>(nextRunNumber_, qint64(placement.number) + 1);
+    QList<DesignRow> rows;
+    for (const carbon::EvolutionRound& r : run->result.rounds) {
+        carbon::Design d;
+        d.index = r.round;
+        d.rank = int(r.round);
+        d.bases = r.bases;
+        d.design_logp = r.plausibility;  // S when the plausibility term was used; NaN (blank) otherwise
+        d.ranking_logp = std::nan("");
+        DesignRow row = rowFor(placement, d);
+        row.objective = r.objective;
+        for (size_t k = 0; k < run->record.outputs.size() && k < r.values.size(); ++k)
+            row.predictions.push_back({run->record.predictor, run->record.outputs[k], r.values[k],
+                                       k < run->record.held_out.size() ? run->record.held_out[k] : std::string()});
+        rows << row;
+    }
+    designs_->model()->replaceRun(placement.number, rows);
+    designsThisRun_ = int(rows.size());
+    showEvolution(placement.number);
+    services_->raiseDock(QStringLiteral("evolutionDock"));
+    if (project_->isOpen()) {
+        EvolutionToStore e;
+        e.number = placement.number;
+        e.sequenceId = placement.sequenceId;
+        e.regionStart = placement.regionStart;
+        e.run = run;
+        project_->storeThread()->post([e](ProjectStore* s) { s->storeEvolution(e); });
+    }
+}
+
+bool GenerationController::showEvolution(quint64 run) {
+    const DesignTableModel* model = designs_->model();
+    QList<const DesignRow*> rows;
+    for (int i = 0; i < model->rowCount(); ++i)
+        if (model->row(i).run == run) rows << &model->row(i);
+    std::sort(rows.begin(), rows.end(), [](const DesignRow* a, const DesignRow* b) { return a->design.rank < b->design.rank; });
+    if (rows.isEmpty() || rows.front()->design.rank != 0) return false;  // an evolution's start is round 0
+    // The outputs, as the rounds' predictions name them (the first predictor's).
+    QStringList outputs;
+    std::string predictor;
+    for (const carbon::storage::DesignPrediction& p : rows.front()->predictions) {
+        if (predictor.empty()) predictor = p.predictor;
+        if (p.predictor == predictor) outputs << QString::fromStdString(p.output);
+    }
+    QList<EvolutionView::Round> rounds;
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        EvolutionView::Round r;
+        r.round = rows[i]->design.rank;
+        r.objective = rows[i]->objective;
+        if (i > 0) {  // the edit: where this round's bases differ from the round before
+            const std::string& a = rows[i - 1]->design.bases;
+            const std::string& b = rows[i]->design.bases;
+            for (size_t p = 0; p < a.size() && p < b.size(); ++p)
+                if (a[p] != b[p]) r.edit += QStringLiteral("%1%2>%3 ").arg(p + 1).arg(QLatin1Char(a[p])).arg(QLatin1Char(b[p]));
+            r.edit = r.edit.trimmed();
+        }
+        for (const QString& o : outputs) {
+            double v = std::nan("");
+            for (const carbon::storage::DesignPrediction& p : rows[i]->predictions)
+                if (p.predictor == predictor && QString::fromStdString(p.output) == o) v = p.value;
+            r.values << v;
+        }
+        rounds << r;
+    }
+    const DesignRow& start = *rows.front();
+    const double first = rounds.front().objective, last = rounds.back().objective;
+    const QString where = start.sequenceId == doc_->storedId() ? doc_->displayName() : tr("another sequence");
+    evolution_->showRun(run,
+                        tr("Run %1: %n round(s) evolving bases %2–%3 of %4 (edit positions are 1-based in the region); "
+                           "objective %5 -> %6",
+                           nullptr, int(rounds.size() - 1))
+                            .arg(run).arg(start.regionStart + 1).arg(start.regionStart + start.regionLength).arg(where)
+                            .arg(first, 0, 'g', 6).arg(last, 0, 'g', 6),
+                        outputs, rounds);
+    return true;
+}
+
+void GenerationController::openRound(quint64 run, int round) {
+    const DesignTableModel* model = designs_->model();
+    for (int i = 0; i < model->rowCount(); ++i)
+        if (model->row(i).run == run && model->row(i).design.rank == round) return openDesign(i);
+    services_->message(tr("Round %1 of run %2 is no longer in the designs table.").arg(round).arg(run), 6000);
 }
 
 void GenerationController::onFinished(quint64 id, bool cancelled, const QStringList& notices) {
@@ -248,6 +389,7 @@ void GenerationController::onRunStored(quint64 number, const carbon::storage::Ru
     QList<qint64> ids;
     for (const carbon::storage::DesignRecord& d : designs) ids << d.id;
     designs_->model()->attachStored(number, run.id, ids);
+    if (evolution_->run() == number) showEvolution(quint64(run.id));  // its stored number from now on
     project_->browser()->addRun(run, int(designs.size()));
     nextRunNumber_ = std::max<qint64>(nextRunNumber_, run.id + 1);
     services_->note(qint64(number) == run.id
@@ -270,9 +412,29 @@ void GenerationController::openDesign(int row) {
     const QByteArray bases = QByteArray::fromStdString(r.design.bases);
     auto* command = new ReplaceBasesCommand(doc_, start, len, bases);
     command->setText(tr("Open Design %1 of Run %2").arg(r.design.index + 1).arg(r.run));
-    doc_->undoStack()->push(command);
+    const quint64 run = r.run;
+    const int round = r.design.rank;
+    doc_->undoStack()->push(command);  // `r` may not outlive this (the table can change on signals)
     editor_->setSelection(start, start + bases.size());
     editor_->setFocus();
+    // A round of an evolution: the run in the Evolution dock, its edits against the start marked.
+    if (!showEvolution(run)) return;
+    QList<const DesignRow*> rounds;
+    for (int i = 0; i < model->rowCount(); ++i)
+        if (model->row(i).run == run && model->row(i).design.rank <= round) rounds << &model->row(i);
+    std::sort(rounds.begin(), rounds.end(), [](const DesignRow* a, const DesignRow* b) { return a->design.rank < b->design.rank; });
+    const std::string& first = rounds.front()->design.bases;
+    std::vector<int> changedIn(first.size(), 0);  // the round that last changed each base
+    for (qsizetype k = 1; k < rounds.size(); ++k)
+        for (size_t p = 0; p < changedIn.size() && p < rounds[k]->design.bases.size(); ++p)
+            if (rounds[k]->design.bases[p] != rounds[k - 1]->design.bases[p]) changedIn[p] = rounds[k]->design.rank;
+    QVector<SequenceEditor::EditMark> marks;
+    const std::string& now = rounds.back()->design.bases;
+    for (size_t p = 0; p < first.size() && p < now.size(); ++p)
+        if (first[p] != now[p])
+            marks.append({start + qsizetype(p), tr("%1>%2, round %3 of run %4").arg(QLatin1Char(first[p])).arg(QLatin1Char(now[p]))
+                                                     .arg(changedIn[p]).arg(run)});
+    editor_->setEditMarks(marks);
 }
 
 void GenerationController::syncTemplateFromRegions() {

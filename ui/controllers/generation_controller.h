@@ -7,13 +7,20 @@
 // memory first: a run that cannot fit is refused, one that takes most of what is free is asked
 // about, and the Run Log says what each run takes. The latest run wins: a new
 // Run cancels the one before. The panel's template follows the pinned motifs inside the design
-// region.
+// region. With the panel's objective ticked the run is generate-and-rank (runs::rank_by_objective,
+// as carbon-cli generate --objective): when the designs are made the project's predictor predicts
+// them, the streamed rows give way to the best kept ones with their objective and predicted values,
+// and those are what is stored. With Evolve chosen, Run evolves the design region's bases
+// (EngineWorker::evolve): each round a design in the table and the Evolution dock (objective per
+// round, the rounds and their edits), stored as an evolve run; opening a round (from either)
+// marks its edits in the editor.
 #pragma once
 
 #include <QHash>
 #include <QObject>
 
 #include "controllers/dock.h"
+#include "views/design_table_model.h"
 #include "workers/engine_worker.h"
 #include "workers/project_store.h"
 #include "workers/worker_thread.h"
@@ -24,6 +31,7 @@ class QMenu;
 namespace carbon::ui {
 
 class DesignsController;
+class EvolutionView;
 class GenerationPanel;
 class ModelController;
 class ProjectController;
@@ -39,7 +47,8 @@ public:
                          WindowServices* services, QObject* parent = nullptr);
 
     GenerationPanel* panel() const { return panel_; }
-    QList<Dock> docks() const { return {dock_}; }
+    QList<Dock> docks() const { return {dock_, evolutionDock_}; }
+    EvolutionView* evolutionView() const { return evolution_; }
     // Generate > Run (Ctrl+R, F5) and Cancel (Ctrl+., Shift+F5).
     void addGenerateActions(QMenu* menu);
     QAction* runAction() const { return run_; }
@@ -70,8 +79,15 @@ private:
     void onGenerated(quint64 id, const GenerationRunPtr& run);
     void onFinished(quint64 id, bool cancelled, const QStringList& notices);
     void onFailed(quint64 id, const QString& error);
+    void runEvolution(const carbon::DesignRequest& request, const ObjectiveOrder& order);
+    void onEvolved(quint64 id, const EvolutionRunPtr& run);
+    // The rounds of evolution run `run` in the designs table (its rows by rank, the start first),
+    // shown in the Evolution dock; false when the run has no start row (not an evolution).
+    bool showEvolution(quint64 run);
+    void openRound(quint64 run, int round);
     void onRunStored(quint64 number, const carbon::storage::Run& run, const QList<carbon::storage::DesignRecord>& designs);
     void syncTemplateFromRegions();
+    DesignRow rowFor(const RunToStore& placement, const carbon::Design& design) const;  // a row of the designs table
 
     SequenceDocument* doc_;
     SequenceEditor* editor_;
@@ -82,6 +98,8 @@ private:
     WindowServices* services_;
     GenerationPanel* panel_;
     Dock dock_;
+    EvolutionView* evolution_;
+    Dock evolutionDock_;
     QAction* run_ = nullptr;
     QAction* cancel_ = nullptr;
     // The run whose results are shown (the engine's request id); anything else arriving from the
@@ -95,6 +113,7 @@ private:
     double lastRunBps_ = 0;
     double confirmAbove_ = 0.5;
     QHash<quint64, RunToStore> pendingRuns_;  // by request: runs in flight, their number and where their designs go
+    ObjectiveOrder currentRanking_;  // what the current run is ranked by (inactive: not ranked)
     QByteArray pinnedMask_;  // design-region positions fixed by pinned motifs at the last sync
 };
 

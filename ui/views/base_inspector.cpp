@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -48,6 +49,23 @@ BaseInspector::BaseInspector(QWidget* parent) : QWidget(parent) {
     window_->setToolTip(tr("The window the variant's mean log p is computed over, centred on the site"));
     form->addRow(tr("Alternative"), alt_);
     form->addRow(tr("Window"), window_);
+    predictor_ = new QComboBox;
+    predictor_->setAccessibleName(tr("Activity predictor for the variant"));
+    predictor_->setToolTip(tr("An activity predictor of the project: Score Variant also predicts the change in activity "
+                              "(alternative minus reference) per condition"));
+    predictor_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    predictor_->setMinimumContentsLength(10);
+    form->addRow(tr("Predictor"), predictor_);
+    activityWindow_ = new QSpinBox;
+    activityWindow_->setRange(0, 1 << 20);
+    activityWindow_->setValue(0);
+    activityWindow_->setSuffix(tr(" bp"));
+    activityWindow_->setSpecialValueText(tr("whole sequence"));
+    activityWindow_->setAccessibleName(tr("Activity window"));
+    activityWindow_->setToolTip(tr("The bases the predictor sees, the variant in the middle (moved inward at the ends); "
+                                   "set it to the length of the elements the predictor was fitted on"));
+    form->addRow(tr("Activity window"), activityWindow_);
+    setPredictors({});
     layout->addLayout(form);
     auto* buttons = new QHBoxLayout;
     score_ = new QPushButton(tr("Score Variant"));
@@ -135,9 +153,51 @@ void BaseInspector::showVariant(const VariantAnalysis& v) {
                          .arg(s.window_delta, 0, 'f', 5));
     QVector<float> ref(v.refLogp.begin(), v.refLogp.end()), alt(v.altLogp.begin(), v.altLogp.end()), delta(ref.size());
     for (qsizetype i = 0; i < ref.size() && i < alt.size(); ++i) delta[i] = alt[i] - ref[i];
+    if (!v.predictor.isEmpty()) {
+        QString line;
+        if (!v.activityError.isEmpty()) {
+            line = tr("Predicted activity (%1): none, %2").arg(v.predictor, v.activityError);
+        } else if (!v.activity.variants.empty()) {
+            const carbon::VariantActivity& a = v.activity.variants.front();
+            QStringList parts;
+            for (size_t k = 0; k < v.activity.outputs.size() && k < a.change.size(); ++k)
+                parts << tr("%1 %2 (ref %3, alt %4; %5)")
+                             .arg(QString::fromStdString(v.activity.outputs[k]))
+                             .arg(a.change[k], 0, 'f', 4)
+                             .arg(a.reference[k], 0, 'f', 4)
+                             .arg(a.alternative[k], 0, 'f', 4)
+                             .arg(k < v.activity.held_out.size() && !v.activity.held_out[k].empty()
+                                      ? QString::fromStdString(v.activity.held_out[k])
+                                      : tr("held-out accuracy not known"));
+            line = tr("Predicted activity change, alt − ref (%1, bases %2–%3): %4")
+                       .arg(v.predictor).arg(a.window.start + 1).arg(a.window.end).arg(parts.join(QStringLiteral("; ")));
+        }
+        result_->setText(result_->text() + QLatin1Char('\n') + line);
+    }
     chart_->setTracks({{tr("ref log p"), ref, false}, {tr("alt log p"), alt, false}, {tr("Δ alt − ref"), delta, true}},
                       qint64(s.window.start) + 1, tr("log p"), tr("Δ log p"));
 }
+
+void BaseInspector::setPredictors(const QList<StoredPredictor>& predictors) {
+    const QString was = predictor_->currentText();
+    predictors_.clear();
+    for (const StoredPredictor& p : predictors)
+        if (p.probe) predictors_.append(p);
+    predictor_->clear();
+    predictor_->addItem(tr("none"));
+    for (const StoredPredictor& p : predictors_) predictor_->addItem(p.name);
+    predictor_->setCurrentIndex(std::max(0, predictor_->findText(was)));
+    predictor_->setEnabled(!predictors_.isEmpty());
+}
+
+const StoredPredictor* BaseInspector::chosenPredictor() const {
+    const int i = predictor_->currentIndex() - 1;
+    return i >= 0 && i < predictors_.size() ? &predictors_[i] : nullptr;
+}
+
+qint64 BaseInspector::activityWindow() const { return activityWindow_->value(); }
+
+QString BaseInspector::resultText() const { return result_->text(); }
 
 void BaseInspector::setBusy(bool busy) {
     cancel_->setEnabled(busy);

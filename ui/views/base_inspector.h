@@ -1,12 +1,15 @@
 // BaseInspector: the model's view of one base, from the latest likelihood track: its 4-way
 // distribution (A C G T bars), entropy and each alternative's site log-odds; "Score variant"
-// asks the worker for score_variant and shows the ref / alt tracks and their delta.
+// asks the worker for score_variant and shows the ref / alt tracks and their delta, and, with an
+// activity predictor chosen, the predicted activity change per condition beside it (alternative
+// minus reference, with the predictor's held-out accuracy).
 #pragma once
 
 #include <QWidget>
 #include <array>
 
 #include "workers/analysis_types.h"
+#include "workers/project_types.h"
 
 class QComboBox;
 class QLabel;
@@ -34,6 +37,12 @@ public:
     void setBusy(bool busy);
     void setProgress(qint64 done, qint64 total);
     void setMessage(const QString& text);
+    // The activity predictors offered for Score Variant (the project's readable ones; "none" first).
+    void setPredictors(const QList<StoredPredictor>& predictors);
+    const StoredPredictor* chosenPredictor() const;  // null: none chosen
+    qint64 activityWindow() const;                    // bases the predictor sees; 0: the whole sequence
+    QComboBox* predictorCombo() const { return predictor_; }
+    QString resultText() const;
 
     // What is shown, for tests: -1 when nothing.
     qint64 position() const { return position_; }
@@ -59,6 +68,9 @@ private:
     QLabel* entropyLabel_;
     QComboBox* alt_;
     QSpinBox* window_;
+    QComboBox* predictor_;
+    QSpinBox* activityWindow_;
+    QList<StoredPredictor> predictors_;
     QPushButton* score_;
     QPushButton* cancel_;
     QProgressBar* progress_;

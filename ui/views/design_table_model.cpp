@@ -105,8 +105,8 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
             case SpecificityColumn: return std::isnan(d.specificity) ? -1e300 : d.specificity;
             case ObjectiveColumn: return std::isnan(r.objective) ? -1e300 : r.objective;
             case RankColumn: return d.rank;
-            case DesignScoreColumn: return d.design_logp;
-            case RankingScoreColumn: return d.ranking_logp;
+            case DesignScoreColumn: return std::isnan(d.design_logp) ? -1e300 : d.design_logp;
+            case RankingScoreColumn: return std::isnan(d.ranking_logp) ? -1e300 : d.ranking_logp;
             case GcColumn: return r.gcPercent;
             case LengthColumn: return qulonglong(d.bases.size());
             case RunColumn: return r.run;
@@ -143,8 +143,8 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
                 return role == Qt::DisplayRole ? QString::number(r.objective, 'g', 5)
                                                : tr("The run's objective for this design: %1").arg(r.objective, 0, 'g', 8);
             case RankColumn: return d.rank;
-            case DesignScoreColumn: return QString::number(d.design_logp, 'f', 4);
-            case RankingScoreColumn: return QString::number(d.ranking_logp, 'f', 4);
+            case DesignScoreColumn: return std::isnan(d.design_logp) ? QString() : QString::number(d.design_logp, 'f', 4);  // NaN: not scored
+            case RankingScoreColumn: return std::isnan(d.ranking_logp) ? QString() : QString::number(d.ranking_logp, 'f', 4);
             case GcColumn: return QString::number(r.gcPercent, 'f', 1);
             case LengthColumn: return qulonglong(d.bases.size());
             case RunColumn: return r.run;
@@ -245,6 +245,16 @@ void DesignTableModel::setRows(QList<DesignRow> rows) {
     predictionNames_.clear();
     predictionNames_ = newPredictionNames(rows_);
     endResetModel();
+}
+
+void DesignTableModel::replaceRun(quint64 run, const QList<DesignRow>& rows) {
+    for (qsizetype i = rows_.size() - 1; i >= 0; --i) {
+        if (rows_[i].run != run || rows_[i].designId != 0) continue;
+        beginRemoveRows({}, int(i), int(i));
+        rows_.removeAt(i);
+        endRemoveRows();
+    }
+    for (const DesignRow& r : rows) addRow(r);
 }
 
 void DesignTableModel::attachStored(quint64 request, qint64 runId, const QList<qint64>& designIds) {

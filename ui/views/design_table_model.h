@@ -56,6 +56,8 @@ public:
     void addRow(DesignRow row);  // a stored design, or one with every field set
     void setRows(QList<DesignRow> rows);  // replaces every row (one model reset: a project's designs)
     void clear();
+    // The rows of `run` not yet stored replaced by `rows` (a ranked run: its kept designs, best first).
+    void replaceRun(quint64 run, const QList<DesignRow>& rows);
     const DesignRow& row(int r) const { return rows_[r]; }
     // After a run is stored: its rows (those of `request` not yet stored, in rank order) get the
     // stored ids and the stored run's id.

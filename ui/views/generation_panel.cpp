@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "views/checked_spin_box.h"
+#include "views/objective_section.h"
 #include "views/remembered_values.h"
 #include "workers/motif_set.h"
 
@@ -227,6 +228,9 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
                                   {motifs_, "forbiddenMotifs"}, {gcMin_, "gcMin"}, {gcMax_, "gcMax"}})
         w->setObjectName(QLatin1String(name));
 
+    objective_ = new ObjectiveSection(this);
+    outer->addWidget(objective_);
+
     auto* buttons = new QHBoxLayout;
     run_ = new QPushButton(tr("Run"), this);
     run_->setAccessibleName(tr("Run generation"));
@@ -326,7 +330,8 @@ void GenerationPanel::drawSeed() {
 
 QList<QWidget*> GenerationPanel::rememberedWidgets() const {
     return {tags_, extraTags_, guidance_, guidanceW_, negativeTags_, length_, count_, mode_, temperature_, topP_,
-            seed_, newSeed_, maxHomopolymer_, motifs_, gcMin_, gcMax_};
+            seed_, newSeed_, maxHomopolymer_, motifs_, gcMin_, gcMax_, objective_->keepSpin(), objective_->plausibilitySpin(),
+            objective_->optimiserCombo(), objective_->budgetSpin(), objective_->roundsSpin(), objective_->proposalsSpin()};
 }
 
 void GenerationPanel::saveSettings() const {
@@ -431,6 +436,20 @@ void GenerationPanel::setProgress(qint64 done, qint64 total, double basesPerSeco
     if (basesPerSecond > 0 && done < total)
         text += tr(", about %1 s left").arg(double(total - done) / basesPerSecond, 0, 'f', 0);
     rate_->setText(text);
+}
+
+void GenerationPanel::setRankingProgress(qint64 done, qint64 total, const QString& predictor) {
+    progress_->setRange(0, int(std::min<qint64>(total, 1 << 30)));
+    progress_->setValue(int(std::min(done, total)));
+    rate_->setStyleSheet({});
+    rate_->setText(tr("Ranking: %1 of %2 design(s) predicted by %3").arg(done).arg(total).arg(predictor));
+}
+
+void GenerationPanel::setEvolutionProgress(qint64 round, qint64 done, qint64 total) {
+    progress_->setRange(0, int(std::min<qint64>(total, 1 << 30)));
+    progress_->setValue(int(std::min(done, total)));
+    rate_->setStyleSheet({});
+    rate_->setText(tr("Evolution round %1: %2 of %3 candidate edit(s) predicted").arg(round).arg(done).arg(total));
 }
 
 void GenerationPanel::setMessage(const QString& text, bool error) {

@@ -23,6 +23,7 @@ class QSpinBox;
 namespace carbon::ui {
 
 class MotifSet;
+class ObjectiveSection;
 
 class GenerationPanel : public QWidget {
     Q_OBJECT
@@ -60,10 +61,16 @@ public:
     QLineEdit* negativeTagsEdit() const { return negativeTags_; }
     QSpinBox* requiredFromSpin() const { return requiredFrom_; }
     QSpinBox* requiredToSpin() const { return requiredTo_; }
+    // Generate and rank: the predictor, objective, designs kept and plausibility weight.
+    ObjectiveSection* objective() const { return objective_; }
 
 public slots:
     void setRunning(bool running);
     void setProgress(qint64 done, qint64 total, double basesPerSecond);
+    // Generate and rank, after the designs are made: designs predicted by `predictor` so far.
+    void setRankingProgress(qint64 done, qint64 total, const QString& predictor);
+    // Evolution: candidate edits of round `round` predicted so far.
+    void setEvolutionProgress(qint64 round, qint64 done, qint64 total);
     void setMessage(const QString& text, bool error = false);
     // The target and draft folders runs will use (empty: none), shown at the top.
     void setModels(const QString& target, const QString& draft);
@@ -106,6 +113,7 @@ private:
     QSpinBox* requiredFrom_;
     QSpinBox* requiredTo_;
     std::shared_ptr<const MotifSet> motifSet_;
+    ObjectiveSection* objective_;
     QPushButton* run_;
     QPushButton* cancel_;
     QProgressBar* progress_;

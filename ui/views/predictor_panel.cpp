@@ -110,6 +110,7 @@ void PredictorPanel::setPredictors(const QList<StoredPredictor>& predictors, con
     for (const StoredPredictor& p : predictors_) list_->addTopLevelItem(itemFor(p));
     if (!predictors_.isEmpty()) list_->setCurrentItem(list_->topLevelItem(0));
     else showSelected();
+    emit predictorsChanged(predictors_);
 }
 
 void PredictorPanel::addPredictor(const StoredPredictor& predictor) {
@@ -117,6 +118,7 @@ void PredictorPanel::addPredictor(const StoredPredictor& predictor) {
     QTreeWidgetItem* item = itemFor(predictor);
     list_->addTopLevelItem(item);
     list_->setCurrentItem(item);
+    emit predictorsChanged(predictors_);
 }
 
 int PredictorPanel::count() const { return int(predictors_.size()); }

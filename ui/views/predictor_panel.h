@@ -30,6 +30,7 @@ public:
     void setPredictors(const QList<StoredPredictor>& predictors, const QString& where);
     void addPredictor(const StoredPredictor& predictor);  // selects it
     int count() const;
+    const QList<StoredPredictor>& predictors() const { return predictors_; }
     bool contains(const QString& name) const;
     QString selectedName() const;
     void select(const QString& name);
@@ -50,6 +51,8 @@ signals:
     void fitRequested();
     void predictRequested();  // the selected predictor over the designs table
     void cancelRequested();
+    // The list changed (a project opened or closed, a predictor fitted): what generation can rank by.
+    void predictorsChanged(const QList<carbon::ui::StoredPredictor>& predictors);
 
 private:
     void showSelected();

@@ -47,7 +47,8 @@ void RunLog::runProgress(quint64 id, qint64 done, qint64 total, double bps) {
 
 void RunLog::runFinished(quint64 id, bool cancelled, int designs, const QStringList& notices) {
     QString line = cancelled ? tr("Run %1 cancelled after %2 design(s): nothing stored; the next run takes its number").arg(id).arg(designs)
-                             : tr("Run %1 finished: %2 design(s), %3 bp/s").arg(id).arg(designs).arg(lastBps_, 0, 'f', 1);
+                   : lastBps_ > 0 ? tr("Run %1 finished: %2 design(s), %3 bp/s").arg(id).arg(designs).arg(lastBps_, 0, 'f', 1)
+                                  : tr("Run %1 finished: %2 design(s)").arg(id).arg(designs);  // no bases generated (an evolution)
     if (!notices.isEmpty()) line += QStringLiteral("; ") + notices.join(QStringLiteral("; "));
     log(line);
 }

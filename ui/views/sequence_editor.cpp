@@ -215,6 +215,17 @@ void SequenceEditor::paintEvent(QPaintEvent* event) {
                 p.drawRect(x0, baseTop + 1, x1 - x0 - 1, baseHeight_ - 2);
             }
         }
+        // An optimiser's edits: an orange box around each edited base on this line.
+        if (!editMarks_.isEmpty()) {
+            auto it = std::lower_bound(editMarks_.begin(), editMarks_.end(), lineStart,
+                                       [](const EditMark& m, qsizetype v) { return m.position < v; });
+            p.setPen(QPen(QColor(0xe6, 0x55, 0x00), 2));
+            p.setBrush(Qt::NoBrush);
+            for (; it != editMarks_.end() && it->position < lineStart + columns; ++it) {
+                const int x0 = xOfColumn(int(it->position - lineStart));
+                p.drawRect(x0, baseTop + 1, charWidth_ - 1, baseHeight_ - 2);
+            }
+        }
         // The bases.
         p.setFont(font());
         for (int c = 0; c < columns; ++c) {
@@ -275,6 +286,15 @@ bool SequenceEditor::viewportEvent(QEvent* event) {
             return true;
         }
         QToolTip::hideText();
+    }
+    if (event->type() == QEvent::ToolTip && !editMarks_.isEmpty()) {
+        auto* he = static_cast<QHelpEvent*>(event);
+        const qsizetype b = baseAt(he->pos());
+        auto it = std::lower_bound(editMarks_.begin(), editMarks_.end(), b, [](const EditMark& m, qsizetype v) { return m.position < v; });
+        if (b >= 0 && it != editMarks_.end() && it->position == b) {
+            QToolTip::showText(he->globalPos(), Qt::convertFromPlainText(tr("Base %1: %2").arg(b + 1).arg(it->label)), viewport());
+            return true;
+        }
     }
     if (event->type() == QEvent::ToolTip && !motifFrames_.isEmpty()) {
         auto* he = static_cast<QHelpEvent*>(event);
@@ -406,6 +426,7 @@ void SequenceEditor::onDocumentChanged(qsizetype pos, qsizetype removed, qsizety
     anchor_ = std::clamp<qsizetype>(shift(anchor_), 0, n);
     cursor_ = std::clamp<qsizetype>(shift(cursor_), 0, n);
     motifFrames_.clear();  // stale after an edit; the motif controller rescans
+    editMarks_.clear();    // an optimiser's edits are those of the bases it opened, not of later ones
     if (!logp_.isEmpty() && pos <= logp_.size()) {
         // Changed bases have no value until the rescore; the rest keep theirs.
         logp_.remove(pos, std::min(removed, logp_.size() - pos));
@@ -553,6 +574,12 @@ QColor SequenceEditor::likelihoodColor(float logp) {
     const float a = std::abs(t);
     return QColor::fromRgbF(mid.redF() + a * (end.redF() - mid.redF()), mid.greenF() + a * (end.greenF() - mid.greenF()),
                             mid.blueF() + a * (end.blueF() - mid.blueF()));
+}
+
+void SequenceEditor::setEditMarks(QVector<EditMark> marks) {
+    std::sort(marks.begin(), marks.end(), [](const EditMark& a, const EditMark& b) { return a.position < b.position; });
+    editMarks_ = std::move(marks);
+    viewport()->update();
 }
 
 void SequenceEditor::setMotifFrames(QVector<MotifFrame> frames) {

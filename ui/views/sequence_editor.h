@@ -58,6 +58,14 @@ public:
     };
     void setMotifFrames(QVector<MotifFrame> frames);
     const QVector<MotifFrame>& motifFrames() const { return motifFrames_; }
+    // The edits an optimiser made (an evolution round opened into the document): each base boxed
+    // in orange, `label` ("A>G, round 3") in the tooltip. Cleared by the next edit.
+    struct EditMark {
+        qsizetype position = 0;
+        QString label;
+    };
+    void setEditMarks(QVector<EditMark> marks);
+    const QVector<EditMark>& editMarks() const { return editMarks_; }
 
     // The feature track: lanes of the drawn features (feature_style.h), and the region whose bar
     // is at `p` (-1: none). A click on a bar selects that part of the feature.
@@ -127,6 +135,7 @@ private:
     qsizetype anchor_ = 0, cursor_ = 0;
     bool showTokens_ = false;
     QVector<MotifFrame> motifFrames_;
+    QVector<EditMark> editMarks_;  // by position
     qsizetype longestFrame_ = 0;
     QVector<float> logp_;
     FeatureLanes lanes_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "carbon/scoring/scoring.h"
+#include "carbon/predict/variant_activity.h"
 #include "carbon/scoring/variants.h"
 
 namespace carbon::ui {
@@ -23,6 +24,12 @@ using ScoreTrack = std::shared_ptr<const carbon::SequenceScore>;
 struct VariantAnalysis {
     carbon::VariantScore score;
     std::vector<float> refLogp, altLogp;
+    // The predicted activity change beside the likelihood change, when an activity predictor was
+    // chosen: its name, predict_variant_activity's result (one variant; the window it saw), or
+    // why there is none (a predictor fitted on another model).
+    QString predictor;
+    carbon::VariantActivities activity;
+    QString activityError;
 };
 
 // Score Variants: a VCF scored against the open project's own sequences (their names are the

@@ -5,10 +5,14 @@
 #include <QElapsedTimer>
 #include <QLocale>
 #include <QThread>
+#include <optional>
 
 #include "carbon/model.h"
 #include "carbon/model_catalog.h"
+#include "carbon/predict/objective.h"
+#include "carbon/predict/probe.h"
 #include "carbon/runs/generation_run.h"
+#include "carbon/runs/objective_ranking.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/support/common.h"
 
@@ -22,6 +26,7 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<carbon::ui::VariantAnalysis>();
     qRegisterMetaType<carbon::IsmResult>();
     qRegisterMetaType<carbon::ui::GenerationRunPtr>();
+    qRegisterMetaType<carbon::ui::EvolutionRunPtr>();
     qRegisterMetaType<carbon::ui::VepRunRequest>();
     qRegisterMetaType<carbon::ui::VepRunDone>();
     qRegisterMetaType<carbon::ui::MeasurementTablePtr>();
@@ -133,7 +138,7 @@ void EngineWorker::releaseCachedMemory() {
     if (draft_) draft_->backend().release_cached_memory();
 }
 
-void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& request, double askAbove) {
+void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& request, double askAbove, const ObjectiveOrder& ranking) {
     if (!model_) {
         emit failed(requestId, tr("No model is loaded: open a model folder first."));
         return;
@@ -155,8 +160,16 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
     callbacks.on_design = [&](const Design& d) { emit designReady(requestId, d); };
     runs::GenerationRunOptions options;
     options.draft = draft_.get();  // the defaults of carbon-cli generate --draft
+    // The predictor that ranks the run is the loaded model's (its fingerprint) and the objective
+    // names its conditions: checked before any design is made, not after.
+    std::unique_ptr<ProbePredictor> ranker;
+    std::optional<Objective> objective;
     GenerationMemory memory;
     try {
+        if (ranking.active()) {
+            ranker = std::make_unique<ProbePredictor>(*model_, *ranking.probe);
+            objective = Objective::parse(ranking.objective.toStdString(), ranker->outputs(), "objective");
+        }
         memory = runs::generation_run_memory(*model_, request, options);
     } catch (const std::exception& e) {
         emit failed(requestId, QString::fromStdString(e.what()));
@@ -168,10 +181,33 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
     emit planned(requestId, memory.need, double(memory.available));
     bool completed = false;
     try {
-        auto run = std::make_shared<const runs::GenerationRun>(runs::run_generation(
+        auto run = std::make_shared<runs::GenerationRun>(runs::run_generation(
             *model_, request, options, callbacks, [](size_t, size_t) { return !QThread::currentThread()->isInterruptionRequested(); }));
-        const GenerationResult& r = run->result;
+        GenerationResult& r = run->result;
         QStringList notices;
+        if (ranker && !r.cancelled && !r.designs.empty()) {
+            runs::RankingRequest rr;
+            rr.predictor_name = ranking.predictor.toStdString();
+            rr.keep = size_t(std::max(0, ranking.keep));
+            rr.plausibility_weight = ranking.plausibility;
+            QElapsedTimer sinceRank;
+            sinceRank.start();
+            const bool ranked = runs::rank_by_objective(*run, *ranker, *objective, rr, [&](size_t done, size_t total) {
+                if (done == total || sinceRank.elapsed() >= 100) {
+                    emit rankingProgress(requestId, qint64(done), qint64(total));
+                    sinceRank.restart();
+                }
+                return requestId > cancelledUpTo_.load() && !QThread::currentThread()->isInterruptionRequested();
+            });
+            if (!ranked) r.cancelled = true;  // nothing of a run cancelled while ranking is kept
+            else
+                notices << tr("ranked by %1 of predictor %2 (%3): %4 of %5 design(s) kept")
+                               .arg(QString::fromStdString(run->ranking->objective), ranking.predictor,
+                                    QString::fromStdString(run->ranking->objective_described))
+                               .arg(run->ranking->kept)
+                               .arg(run->ranking->proposed)
+                        + (ranking.plausibility > 0 ? tr(", plus %1 x each design's mean log p").arg(ranking.plausibility) : QString());
+        }
         for (const std::string& n : r.notices) notices << QString::fromStdString(n);
         const SpeculativeStats& ss = r.speculative;
         if (ss.used) {

@@ -73,11 +73,30 @@ public slots:
     // that was not cancelled, generated() with the designs and their per-base tracks (read in
     // their place), then finished(). After a large run, a cancelled or a failed one, the backends
     // give back what they keep for reuse (Backend::release_cached_memory).
-    void generate(quint64 requestId, const carbon::DesignRequest& request, double askAbove = 1.0);
+    // With an active `ranking` (generate and rank: runs::rank_by_objective, what carbon-cli generate
+    // --objective runs), the predictor is checked against the loaded model before generating,
+    // the designs are predicted after it (rankingProgress in designs) and generated() carries the
+    // best `keep` of them, ranked, with their predicted values; a cancel while predicting ends the
+    // run cancelled.
+    void generate(quint64 requestId, const carbon::DesignRequest& request, double askAbove = 1.0,
+                  const carbon::ui::ObjectiveOrder& ranking = {});
+    // Directed evolution of `start` (the design region's bases) by `order` (evolves(): its
+    // predictor, objective, budget, rounds, proposals, plausibility weight) under `request`'s
+    // template, constraints, context and flank (DesignChecker) and tags (the plausibility term and
+    // the proposals), the proposals seeded by the request's seed (engine_worker_evolve.cpp; the
+    // engine's evolve(), as carbon-cli evolve runs it). evolutionProgress within each round;
+    // evolved() with every round unless cancelled; then finished(), or failed() with the reason
+    // (a predictor of another model, a start that breaks a constraint, named with its position).
+    void evolve(quint64 requestId, const carbon::DesignRequest& request, const QByteArray& start, const carbon::ui::ObjectiveOrder& order);
     // Analysis (engine_worker_analysis.cpp). Rescoring keeps an IncrementalScorer, so an edit
     // recomputes only from the first changed 6-mer.
     void rescore(quint64 requestId, const QByteArray& bases);
-    void scoreVariant(quint64 requestId, const QByteArray& bases, qint64 position, char alt, qint64 windowBp);
+    // With `probe`, the predicted activity change too (predict_variant_activity; its
+    // window_bp of predict_variant_activity: `activityWindowBp`, 0 the whole sequence), named
+    // `predictor`; a predictor that cannot run on the loaded model leaves the
+    // likelihood result standing with the reason in VariantAnalysis::activityError.
+    void scoreVariant(quint64 requestId, const QByteArray& bases, qint64 position, char alt, qint64 windowBp,
+                      const carbon::ui::ProbePtr& probe = {}, const QString& predictor = {}, qint64 activityWindowBp = 0);
     void mutagenesis(quint64 requestId, const QByteArray& bases, qint64 start, qint64 end, bool exact, qint64 windowBp);
     // Per base, log p under the positive tags minus under the negative ones (scoring.h
     // specificity_track); progress over both scoring passes.
@@ -109,6 +128,10 @@ signals:
     void confirmationNeeded(quint64 requestId, const carbon::DesignRequest& request, double needBytes, double availableBytes);
     void progress(quint64 requestId, qint64 basesDone, qint64 basesTotal, double basesPerSecond);
     void designReady(quint64 requestId, const carbon::Design& design);
+    void rankingProgress(quint64 requestId, qint64 designsDone, qint64 designsTotal);
+    // Evolution: round (1-based), candidates predicted of the round's.
+    void evolutionProgress(quint64 requestId, qint64 round, qint64 done, qint64 total);
+    void evolved(quint64 requestId, const carbon::ui::EvolutionRunPtr& run);
     void generated(quint64 requestId, const carbon::ui::GenerationRunPtr& run);
     void finished(quint64 requestId, bool cancelled, const QStringList& notices);
     void failed(quint64 requestId, const QString& error);

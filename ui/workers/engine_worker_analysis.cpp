@@ -6,6 +6,8 @@
 #include <QThread>
 
 #include "carbon/model.h"
+#include "carbon/predict/probe.h"
+#include "carbon/predict/variant_activity.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/scoring/variants.h"
 #include "engine_worker.h"
@@ -67,7 +69,8 @@ void EngineWorker::rescore(quint64 requestId, const QByteArray& bases) {
     }
 }
 
-void EngineWorker::scoreVariant(quint64 requestId, const QByteArray& bases, qint64 position, char alt, qint64 windowBp) {
+void EngineWorker::scoreVariant(quint64 requestId, const QByteArray& bases, qint64 position, char alt, qint64 windowBp,
+                                const ProbePtr& probe, const QString& predictor, qint64 activityWindowBp) {
     if (!model_) return emit analysisFailed(requestId, tr("No model is loaded: open a model folder first."));
     if (isAnalysisCancelled(requestId, false)) return emit analysisCancelled(requestId);
     try {
@@ -90,6 +93,18 @@ void EngineWorker::scoreVariant(quint64 requestId, const QByteArray& bases, qint
             if (s.cancelled) return emit analysisCancelled(requestId);
             track->reserve(s.track.size());
             for (const BaseScore& b : s.track) track->push_back(b.logp);
+        }
+        if (probe) {
+            out.predictor = predictor;
+            try {
+                ProbePredictor p(*model_, *probe);
+                const BaseVariant v{size_t(position), 0, alt};
+                out.activity = predict_variant_activity(p, seq, std::span(&v, 1), "the sequence", size_t(std::max<qint64>(0, activityWindowBp)), 16,
+                                                        analysisCallback(requestId, false));
+                if (out.activity.cancelled) return emit analysisCancelled(requestId);
+            } catch (const std::exception& e) {
+                out.activityError = QString::fromUtf8(e.what());
+            }
         }
         emit variantScored(requestId, out);
     } catch (const std::exception& e) {

@@ -358,24 +358,16 @@ void ProjectStore::importVcf(const QString& path, qint64 sequenceId) {
     }
 }
 
-void ProjectStore::storeRun(const RunToStore& run) {
-    if (!requireOpen(tr("Store run"))) return;
+void ProjectStore::storeDesigned(quint64 number, const QString& what, const std::function<std::vector<int64_t>(st::Project&, int64_t&)>& write) {
+    if (!requireOpen(what)) return;
     try {
-        if (!run.run) throw Error("no run to store");
-        // Where in the edited sequence the designs go: the application's own settings.
-        const runs::RunSettings placement = {{"sequence_id", std::to_string(run.sequenceId)},
-                                             {"region_start", std::to_string(run.regionStart)},
-                                             {"region_length", std::to_string(run.regionLength)}};
         QList<st::DesignRecord> stored;
         int64_t runId = 0;
         // The run, every design, its tracks and regions: all or nothing; kept in a recovery
         // project when the project cannot take it.
         const st::StoreOutcome outcome = st::store_or_keep(*project_, [&](st::Project& p) {
             stored.clear();
-            std::vector<std::string> notes;
-            const runs::StoredGeneration s = runs::write_generation_run(p, *run.run, runs::DesignedIn{run.sequenceId, {}}, placement, notes);
-            runId = s.run_id;
-            for (int64_t id : s.design_ids)
+            for (int64_t id : write(p, runId))
                 if (auto back = p.design(id)) stored.append(*back);
         });
         if (!outcome.stored) {
@@ -390,10 +382,35 @@ void ProjectStore::storeRun(const RunToStore& run) {
         }
         const auto back = project_->run(runId);
         project_->checkpoint();  // a plain copy of the .carbon file holds it too
-        emit runStored(run.number, back ? *back : st::Run{}, stored);
+        emit runStored(number, back ? *back : st::Run{}, stored);
     } catch (const std::exception& e) {
-        emit failed(tr("Store run"), QString::fromUtf8(e.what()));
+        emit failed(what, QString::fromUtf8(e.what()));
     }
+}
+
+void ProjectStore::storeRun(const RunToStore& run) {
+    storeDesigned(run.number, tr("Store run"), [&](st::Project& p, int64_t& runId) {
+        if (!run.run) throw Error("no run to store");
+        // Where in the edited sequence the designs go: the application's own settings.
+        const runs::RunSettings placement = {{"sequence_id", std::to_string(run.sequenceId)},
+                                             {"region_start", std::to_string(run.regionStart)},
+                                             {"region_length", std::to_string(run.regionLength)}};
+        std::vector<std::string> notes;
+        const runs::StoredGeneration s = runs::write_generation_run(p, *run.run, runs::DesignedIn{run.sequenceId, {}}, placement, notes);
+        runId = s.run_id;
+        return s.design_ids;
+    });
+}
+
+void ProjectStore::storeEvolution(const EvolutionToStore& run) {
+    storeDesigned(run.number, tr("Store evolution"), [&](st::Project& p, int64_t& runId) {
+        if (!run.run) throw Error("no evolution to store");
+        const runs::StoredEvolution s =
+            runs::write_evolution(p, run.run->modelDir, run.run->backend, runs::EvolvedRegion{run.sequenceId, size_t(run.regionStart)},
+                                  run.run->result, run.run->record, run.run->settings);
+        runId = s.run_id;
+        return s.design_ids;
+    });
 }
 
 void ProjectStore::setDesignFlag(qint64 designId, const QString& flag) {

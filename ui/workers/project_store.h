@@ -10,6 +10,7 @@
 #pragma once
 
 #include <QObject>
+#include <functional>
 #include <memory>
 
 #include "analysis_types.h"
@@ -43,6 +44,10 @@ public slots:
     void importFlatFile(const QString& path);
     void importVcf(const QString& path, qint64 sequenceId);  // by id: names need not be unique
     void storeRun(const carbon::ui::RunToStore& run);
+    // An evolution of a design region (runs::write_evolution for a region; all or nothing, kept
+    // in a recovery project when the project cannot take it): runStored with its designs, the
+    // start first, then each round.
+    void storeEvolution(const carbon::ui::EvolutionToStore& run);
     void setDesignFlag(qint64 designId, const QString& flag);
     void exportFile(const carbon::ui::ExportRequest& request);
     void saveCopy(const QString& path);  // Save As: a copy of the committed project, then opened
@@ -95,6 +100,11 @@ signals:
     void waiting(const QString& text);
 
 private:
+    // A run with designs written by `write` (it sets the run's id and returns the designs'), in
+    // one transaction or kept whole in a recovery project; runStored or failed(what, ...).
+    void storeDesigned(quint64 number, const QString& what,
+                       const std::function<std::vector<int64_t>(carbon::storage::Project&, int64_t&)>& write);
+
     bool requireOpen(const QString& what);
 
     std::unique_ptr<carbon::storage::Project> project_;

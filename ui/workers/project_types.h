@@ -16,7 +16,10 @@
 
 #include "carbon/generation/fns_generate.h"
 #include "carbon/predict/probe.h"
+#include "carbon/predict/evolution.h"
+#include "carbon/runs/evolution_record.h"
 #include "carbon/runs/generation_run.h"
+#include "carbon/runs/run_settings.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/storage/measurements.h"
 #include "carbon/storage/project.h"
@@ -37,6 +40,26 @@ struct StoredPredictor {
     QString name;
     ProbePtr probe;  // null when unreadable
     QString error;
+};
+
+// What the Generation panel's objective section asks of a Run: with no probe, a plain generation.
+// Rank: the run's designs predicted by `probe` and ranked by `objective` (Objective::parse syntax),
+// the best `keep` kept (0: all), `plausibility` x design_logp added (runs::rank_by_objective).
+// Evolve: directed evolution of the design region's bases (carbon/predict/evolution.h) under the
+// run's constraints, at most `budget` positions changed, `rounds` at most (0: until the budget or
+// no edit helps), every allowed edit a candidate or `proposals` drawn from the model's per-base
+// probabilities (seeded), the plausibility term `plausibility` x S under the run's tags.
+struct ObjectiveOrder {
+    enum class Optimiser { Rank, Evolve };
+    ProbePtr probe;
+    QString predictor;  // the predictor's name, stored with the run and each design's values
+    QString objective;
+    Optimiser optimiser = Optimiser::Rank;
+    int keep = 0;
+    double plausibility = 0;
+    int budget = 10, rounds = 0, proposals = 0;
+    bool active() const { return probe != nullptr; }
+    bool evolves() const { return active() && optimiser == Optimiser::Evolve; }
 };
 
 // A measurement table read for fitting, its rows' sequences resolved (from the table itself, or
@@ -68,6 +91,24 @@ struct RunToStore {
     GenerationRunPtr run;
 };
 
+// A directed evolution of a design region made in the window (EngineWorker::evolve), to show and
+// store (runs::write_evolution for a region): the rounds, what predicted them, the run's identity
+// and settings, and where in the edited sequence its designs go.
+struct EvolutionRun {
+    carbon::EvolutionResult result;
+    carbon::runs::EvolutionRecord record;
+    std::string modelDir, backend;
+    carbon::runs::RunSettings settings;
+};
+using EvolutionRunPtr = std::shared_ptr<const EvolutionRun>;
+
+struct EvolutionToStore {
+    quint64 number = 0;     // the run as the window numbers it (evolutionStored echoes it)
+    qint64 sequenceId = 0;  // the edited sequence (0: none stored)
+    qint64 regionStart = 0;
+    EvolutionRunPtr run;
+};
+
 // Export formats offered by File > Export.
 enum class ExportFormat { DesignsFasta, DesignsTsv, DesignsCsv, GenBank, BedGraph, Wig, SequencesFasta };
 
@@ -88,6 +129,7 @@ Q_DECLARE_METATYPE(carbon::storage::DesignRecord)
 Q_DECLARE_METATYPE(carbon::storage::VariantRecord)
 Q_DECLARE_METATYPE(carbon::ui::RunToStore)
 Q_DECLARE_METATYPE(carbon::ui::GenerationRunPtr)
+Q_DECLARE_METATYPE(carbon::ui::EvolutionRunPtr)
 Q_DECLARE_METATYPE(carbon::ui::ExportRequest)
 Q_DECLARE_METATYPE(carbon::ui::StoredPredictor)
 Q_DECLARE_METATYPE(carbon::ui::MeasurementTablePtr)

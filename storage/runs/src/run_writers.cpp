@@ -111,27 +111,30 @@ int64_t write_ism(storage::Project& p, const Model& model, const NamedSequence& 
     return run_id;
 }
 
-int64_t write_evolution(storage::Project& p, const Model& model, const NamedSequence& start, const EvolutionResult& result,
-                        const EvolutionRecord& what, const RunSettings& settings, std::vector<std::string>& notes) {
-    RunSettings all = settings;
+namespace {
+
+// The run (its identity given) and one design per round, in `sequence_id` from `region_start`.
+StoredEvolution write_rounds(storage::Project& p, storage::Run run, int64_t sequence_id, size_t region_start, size_t region_length,
+                             const EvolutionResult& result, const EvolutionRecord& what) {
+    RunSettings& all = run.settings;
     all.emplace_back("predictor", what.predictor);
     all.emplace_back("objective", what.objective);
     all.emplace_back("objective_described", what.objective_described);
     all.emplace_back("budget", std::to_string(what.budget));
     all.emplace_back("rounds", std::to_string(result.rounds.empty() ? 0 : result.rounds.size() - 1));
     all.emplace_back("stopped", result.stopped);
-    const int64_t sequence_id = sequence_id_for(p, start, "carbon-cli evolve", notes);
-    // Each round's design is the whole start sequence evolved: opening one in the application
-    // replaces that sequence's bases.
+    // Each round's design is the region evolved: opening one in the application replaces the
+    // region's bases.
     all.emplace_back("sequence_id", std::to_string(sequence_id));
-    all.emplace_back("region_start", "0");
-    all.emplace_back("region_length", std::to_string(start.bases.size()));
-    const int64_t run_id = p.begin_run(make_run(model, "evolve", 0, std::move(all)));
-    const std::string& first = result.rounds.empty() ? start.bases : result.rounds.front().bases;
+    all.emplace_back("region_start", std::to_string(region_start));
+    all.emplace_back("region_length", std::to_string(region_length));
+    StoredEvolution stored;
+    stored.run_id = p.begin_run(run);
+    const std::string first = result.rounds.empty() ? std::string() : result.rounds.front().bases;
     std::vector<size_t> edited_in(first.size(), 0);  // the round that last changed each base
     for (const EvolutionRound& r : result.rounds) {
         storage::DesignRecord d;
-        d.run_id = run_id;
+        d.run_id = stored.run_id;
         d.sequence_id = sequence_id;
         d.bases = r.bases;
         d.rank = int(r.round);
@@ -156,10 +159,26 @@ int64_t write_evolution(storage::Project& p, const Model& model, const NamedSequ
                 g.label = std::string(1, first[i]) + ">" + r.bases[i] + ", round " + std::to_string(edited_in[i]);
                 regions.push_back(std::move(g));
             }
-        p.add_design(std::move(d), {}, std::move(regions));
+        stored.design_ids.push_back(p.add_design(std::move(d), {}, std::move(regions)));
     }
-    p.finish_run(run_id, result.cancelled ? "cancelled" : "finished", 0);
-    return run_id;
+    p.finish_run(stored.run_id, result.cancelled ? "cancelled" : "finished", 0);
+    return stored;
+}
+
+}  // namespace
+
+int64_t write_evolution(storage::Project& p, const Model& model, const NamedSequence& start, const EvolutionResult& result,
+                        const EvolutionRecord& what, const RunSettings& settings, std::vector<std::string>& notes) {
+    const int64_t sequence_id = sequence_id_for(p, start, "carbon-cli evolve", notes);
+    return write_rounds(p, make_run(model, "evolve", 0, settings), sequence_id, 0, start.bases.size(), result, what).run_id;
+}
+
+StoredEvolution write_evolution(storage::Project& p, const std::filesystem::path& model_dir, const std::string& backend,
+                                const EvolvedRegion& region, const EvolutionResult& result, const EvolutionRecord& what,
+                                const RunSettings& settings) {
+    const int64_t sequence_id = region.sequence_id && p.sequence(region.sequence_id) ? region.sequence_id : 0;
+    const size_t length = result.rounds.empty() ? 0 : result.rounds.front().bases.size();
+    return write_rounds(p, make_run(model_dir, backend, "evolve", 0, settings), sequence_id, region.region_start, length, result, what);
 }
 
 }  // namespace carbon::runs

@@ -52,6 +52,12 @@ int64_t write_variant(storage::Project& project, const Model& model, const Named
 int64_t write_ism(storage::Project& project, const Model& model, const NamedSequence& record, const IsmResult& result,
                   const RunSettings& settings, std::vector<std::string>& notes);
 
+// What an evolution run left in the project: its run and its designs (the start first).
+struct StoredEvolution {
+    int64_t run_id = 0;
+    std::vector<int64_t> design_ids;
+};
+
 // A directed-evolution run (kind "evolve"): the start on its stored sequence (sequence_id_for),
 // then one design per round, the start first ("start", then "round N: POS FROM>TO", rank = the
 // round), each with its objective, every output (design_predictions; with the plausibility term
@@ -60,5 +66,17 @@ int64_t write_ism(storage::Project& project, const Model& model, const NamedSequ
 // predictor, objective, budget and why it stopped. Status "cancelled" for a cancelled run.
 int64_t write_evolution(storage::Project& project, const Model& model, const NamedSequence& start, const EvolutionResult& result,
                         const EvolutionRecord& what, const RunSettings& settings, std::vector<std::string>& notes);
+
+// Where an evolution run's designs go when the start was a region of a stored sequence (the
+// application evolves the design region of the sequence it edits).
+struct EvolvedRegion {
+    int64_t sequence_id = 0;  // the stored sequence (0: not stored)
+    size_t region_start = 0;  // 0-based; the region is as long as the start
+};
+// The same run written for a region: the designs are that region's bases (settings sequence_id,
+// region_start, region_length), the run's identity the model folder and backend description.
+StoredEvolution write_evolution(storage::Project& project, const std::filesystem::path& model_dir, const std::string& backend,
+                                const EvolvedRegion& region, const EvolutionResult& result, const EvolutionRecord& what,
+                                const RunSettings& settings);
 
 }  // namespace carbon::runs
