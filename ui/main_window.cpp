@@ -38,6 +38,7 @@
 #include "controllers/specificity_controller.h"
 #include "controllers/vep_controller.h"
 #include "controllers/window_services.h"
+#include "controllers/design_map_controller.h"
 #include "controllers/predictor_controller.h"
 #include "controllers/workspaces.h"
 #include "document/file_kind.h"
@@ -121,6 +122,7 @@ MainWindow::MainWindow(QWidget* parent)
     specificity_ = new SpecificityController(doc_, engine_.get(), generation_->panel(), designs_->chart(), services_, this);
     features_ = new FeatureController(doc_, editor_, services_, this);
     predictors_ = new PredictorController(engine_.get(), models_, project_, designs_, services_, this);
+    designMap_ = new DesignMapController(engine_.get(), models_, designs_, services_, this);
     // Generate and rank: the Generation panel's objective ranks by the project's predictors.
     connect(predictors_->panel(), &PredictorPanel::predictorsChanged, generation_->panel()->objective(), &ObjectiveSection::setPredictors);
     generation_->panel()->objective()->setPredictors(predictors_->panel()->predictors());
@@ -137,6 +139,7 @@ MainWindow::MainWindow(QWidget* parent)
     addDocks(project_->docks());
     addDocks(features_->docks());
     addDocks({designs_->docks().last()});
+    addDocks(designMap_->docks());
     addDocks(vep_->docks());
     addDocks(logo_->docks());
 
@@ -255,6 +258,7 @@ void MainWindow::createMenus() {
     generation_->addGenerateActions(generate);
     generate->addSeparator();
     predictors_->addActions(generate);
+    generate->addAction(tr("&Map Designs"), designMap_, &DesignMapController::mapDesigns);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     addShortcutAction(help, tr("&Welcome Page"), QKeySequence::keyBindings(QKeySequence::HelpContents), this, &MainWindow::showWelcome);

@@ -25,6 +25,7 @@ class DesignsController;
 class EditingController;
 class FeatureController;
 class PredictorController;
+class DesignMapController;
 class SequenceMap;
 class GenerationController;
 class LogoController;
@@ -63,6 +64,7 @@ public:
     SpecificityController* specificity() const { return specificity_; }
     FeatureController* features() const { return features_; }
     PredictorController* predictors() const { return predictors_; }
+    DesignMapController* designMap() const { return designMap_; }
     WelcomePage* welcomePage() const { return welcome_; }
     MessageBar* messageBar() const { return messageBar_; }
     Workspaces* workspaces() const { return workspaces_; }
@@ -122,6 +124,7 @@ private:
     SpecificityController* specificity_;
     FeatureController* features_;
     PredictorController* predictors_;
+    DesignMapController* designMap_;
     QStringList forwardWithEditor_;  // docks to bring forward when the editor (and its docks) comes back
 };
 

@@ -5,7 +5,8 @@
 //   model-manager.png, predictors.png (a predictor fitted to a table of random measurements: its
 //   cross-validation report), dark.png, features.png, features-dark.png (a GenBank entry with its
 //   features), generation-dark.png, evolution.png (an evolution of 60 bases by that predictor: the
-//   objective section, the Evolution dock, the last round opened with its edits marked), objective-section.png
+//   objective section, the Evolution dock, the last round opened with its edits marked), objective-section.png,
+//   design-map.png (every design of the table on its first two principal components, by cluster)
 // Usage: carbon_screenshots OUT_DIR [WIDTHxHEIGHT]   (tests/screenshots/render.sh runs it under
 // Xvfb into docs/screenshots/ at 1600x1000 and docs/screenshots/1366x768/ at a laptop's size; the CTest ui.screenshots runs it offscreen into a temporary folder and checks
 // every image is written and not blank).
@@ -42,6 +43,9 @@
 #include "main_window.h"
 #include "views/base_inspector.h"
 #include "views/design_table_model.h"
+#include "views/designs_view.h"
+#include "controllers/design_map_controller.h"
+#include "views/design_map_view.h"
 #include "views/designs_view.h"
 #include "views/evolution_view.h"
 #include "views/generation_panel.h"
@@ -248,6 +252,18 @@ int main(int argc, char** argv) {
         shoot(w, out, "evolution.png");
         shoot(*o, out, "objective-section.png");
         o->setChecked(false);
+    }
+
+    // The map of every design in the table (the run's and the evolution's), coloured by cluster.
+    {
+        QSignalSpy mapped(w.designMap(), &DesignMapController::mapped);
+        w.designs()->view()->table()->clearSelection();
+        w.designMap()->mapDesigns();
+        waitFor([&] { return mapped.count() > 0; }, 120000);
+        DesignMapView* m = w.designMap()->view();
+        m->colouring()->setCurrentIndex(m->colouring()->findText(QStringLiteral("Cluster")));
+        raise(w, "designMapDock");
+        shoot(w, out, "design-map.png");
     }
 
     applyTheme(Theme::Dark);

@@ -32,6 +32,7 @@
 #include "document/sequence_document.h"
 #include "main_window.h"
 #include "ui_test_support.h"
+#include "window_steps.h"
 #include "views/design_table_model.h"
 #include "views/evolution_view.h"
 #include "views/generation_panel.h"
@@ -70,12 +71,9 @@ private slots:
 
     void evolvesTheSelectionAsTheEngineDoes() {
         MainWindow w;
-        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
-        w.project()->openProject(project_);
-        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
+        QVERIFY(ui_test::openProject(w, project_));
         w.document()->setBases(ui_test::randomBases(240, 8));
-        w.models()->load(model_);
-        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        QVERIFY(ui_test::loadModel(w, model_));
         ObjectiveSection* o = w.generation()->panel()->objective();
         QTRY_COMPARE_WITH_TIMEOUT(o->predictorCount(), 1, 10000);
         chooseEvolve(w, 3);

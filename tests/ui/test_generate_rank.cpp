@@ -30,6 +30,7 @@
 #include "document/sequence_document.h"
 #include "main_window.h"
 #include "ui_test_support.h"
+#include "window_steps.h"
 #include "views/design_table_model.h"
 #include "views/generation_panel.h"
 #include "views/objective_section.h"
@@ -75,8 +76,7 @@ private slots:
         MainWindow w;
         ObjectiveSection* o = w.generation()->panel()->objective();
         w.document()->setBases(ui_test::randomBases(300, 6));
-        w.models()->load(model_);
-        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        QVERIFY(ui_test::loadModel(w, model_));
         setUpRun(w, 2);
         // Ticked with no project open: no predictor to rank by, said in the panel; nothing runs.
         QCOMPARE(o->predictorCount(), 0);
@@ -86,9 +86,7 @@ private slots:
         QVERIFY2(w.generation()->panel()->message().contains(QStringLiteral("no predictor")), qPrintable(w.generation()->panel()->message()));
         QCOMPARE(w.designs()->model()->rowCount(), 0);
 
-        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
-        w.project()->openProject(project_);
-        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
+        QVERIFY(ui_test::openProject(w, project_));
         QTRY_COMPARE_WITH_TIMEOUT(o->predictorCount(), 1, 10000);
         QCOMPARE(o->predictorCombo()->currentText(), QStringLiteral("mpra"));
         // Offered: each condition and, with two, each one's MinGap; the accuracy shown.
@@ -103,8 +101,7 @@ private slots:
         QVERIFY2(m.contains(QStringLiteral("SKNSH")) && m.contains(QStringLiteral("K562")) && m.contains(QStringLiteral("mpra")), qPrintable(m));
 
         // A predictor fitted on another model: refused by the engine before a design is made.
-        w.models()->load(other_);
-        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady() && w.models()->dir() == other_, 60000);
+        QVERIFY(ui_test::loadModel(w, other_));
         o->objectiveCombo()->setEditText(QStringLiteral("K562"));
         QVERIFY(runAndWait(w));
         const QString m2 = w.generation()->panel()->message();
@@ -115,12 +112,9 @@ private slots:
 
     void keepsTheBestOfTheSameProposalsAndStoresThem() {
         MainWindow w;
-        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
-        w.project()->openProject(project_);
-        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
+        QVERIFY(ui_test::openProject(w, project_));
         w.document()->setBases(ui_test::randomBases(300, 6));
-        w.models()->load(model_);
-        QTRY_VERIFY_WITH_TIMEOUT(w.models()->isReady(), 60000);
+        QVERIFY(ui_test::loadModel(w, model_));
         DesignTableModel* table = w.designs()->model();
         const int before = table->rowCount();
         ObjectiveSection* o = w.generation()->panel()->objective();

@@ -23,6 +23,7 @@
 #include "document/sequence_document.h"
 #include "main_window.h"
 #include "ui_test_support.h"
+#include "window_steps.h"
 #include "views/base_inspector.h"
 #include "views/track_chart_view.h"
 
@@ -68,9 +69,7 @@ private slots:
         BaseInspector* inspector = w.analysis()->inspector();
         QCOMPARE(inspector->predictorCombo()->count(), 1);  // "none" without a project
         QVERIFY(!inspector->predictorCombo()->isEnabled());
-        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
-        w.project()->openProject(project_);
-        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0, 20000);
+        QVERIFY(ui_test::openProject(w, project_));
         QTRY_COMPARE_WITH_TIMEOUT(inspector->predictorCombo()->count(), 2, 10000);
         w.document()->setBases(ui_test::randomBases(400, 21));
         w.models()->load(model_);

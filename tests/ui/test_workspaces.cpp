@@ -58,7 +58,7 @@ private slots:
         QStringList all;
         for (QDockWidget* d : w.findChildren<QDockWidget*>()) all << d->objectName();
         all.sort();
-        QCOMPARE(all.size(), 13);
+        QCOMPARE(all.size(), 14);
         for (const Workspaces::Layout& l : Workspaces::layouts()) {
             QStringList placed;
             for (const Workspaces::Group& g : l.groups) {

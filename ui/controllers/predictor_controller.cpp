@@ -40,7 +40,7 @@ PredictorController::PredictorController(WorkerThread<EngineWorker>* engine, Mod
     });
     EngineWorker* worker = engine_->worker();
     connect(worker, &EngineWorker::analysisProgress, this, [this](quint64 id, qint64 done, qint64 total) {
-        if (id == run_ && run_) panel_->setProgress(done, total);
+        if (id == run_ && run_) panel_->setProgress(done, total, predicting_ ? tr("designs predicted") : tr("sequences embedded"));
     });
     connect(worker, &EngineWorker::predictorFitted, this, [this](quint64 id, const ProbePtr& probe, double embedS, double fitS) {
         if (id != run_) return;

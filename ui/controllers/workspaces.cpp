@@ -30,20 +30,22 @@ const QList<Workspaces::Layout>& Workspaces::layouts() {
         {Kind::Design, "design",
          {G{Qt::LeftDockWidgetArea, {"projectDock", "featuresDock", "modelDock", "predictorsDock"}, {}, 21},
           G{Qt::RightDockWidgetArea, {"generationDock", "inspectorDock"}, {}, 28},
-          G{Qt::BottomDockWidgetArea, {"designsDock", "designTracksDock", "evolutionDock", "mutagenesisDock", "vepDock"}, {"evolutionDock", "mutagenesisDock", "vepDock"}, 40},
+          G{Qt::BottomDockWidgetArea, {"designsDock", "designTracksDock", "designMapDock", "evolutionDock", "mutagenesisDock", "vepDock"},
+            {"designMapDock", "evolutionDock", "mutagenesisDock", "vepDock"}, 40},
           G{Qt::BottomDockWidgetArea, {"runLogDock", "logoDock"}, {"logoDock"}, 30}}},
         // Variants: the base inspector (probabilities and the variant's tracks) down the right, the
         // variant table and mutagenesis below the editor; the Run Log a tab behind the project.
         {Kind::CompareVariants, "compare-variants",
          {G{Qt::LeftDockWidgetArea, {"projectDock", "featuresDock", "modelDock", "predictorsDock", "runLogDock"}, {}, 20},
           G{Qt::RightDockWidgetArea, {"inspectorDock", "generationDock"}, {"generationDock"}, 32},
-          G{Qt::BottomDockWidgetArea, {"vepDock", "mutagenesisDock", "designsDock", "designTracksDock", "evolutionDock", "logoDock"},
-            {"designsDock", "designTracksDock", "evolutionDock", "logoDock"}, 45}}},
+          G{Qt::BottomDockWidgetArea, {"vepDock", "mutagenesisDock", "designsDock", "designTracksDock", "designMapDock", "evolutionDock", "logoDock"},
+            {"designsDock", "designTracksDock", "designMapDock", "evolutionDock", "logoDock"}, 45}}},
         // Analysing a sequence: the inspector and the logo down the right, mutagenesis and tracks below.
         {Kind::Analyse, "analyse",
          {G{Qt::LeftDockWidgetArea, {"projectDock", "featuresDock", "modelDock", "predictorsDock", "runLogDock"}, {}, 20},
           G{Qt::RightDockWidgetArea, {"inspectorDock", "logoDock", "generationDock"}, {"generationDock"}, 32},
-          G{Qt::BottomDockWidgetArea, {"mutagenesisDock", "designTracksDock", "designsDock", "evolutionDock", "vepDock"}, {"designsDock", "evolutionDock", "vepDock"}, 42}}},
+          G{Qt::BottomDockWidgetArea, {"mutagenesisDock", "designTracksDock", "designsDock", "designMapDock", "evolutionDock", "vepDock"},
+            {"designsDock", "designMapDock", "evolutionDock", "vepDock"}, 42}}},
     };
     return all;
 }

@@ -5,6 +5,7 @@
 #include <QWidget>
 #include <QtCharts/QAbstractAxis>
 #include <QtCharts/QChart>
+#include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
 
 namespace carbon::ui {
@@ -36,6 +37,15 @@ ChartPaletteFollower::ChartPaletteFollower(QWidget* view, QChart* chart) : QObje
 bool ChartPaletteFollower::eventFilter(QObject* watched, QEvent* event) {
     if (watched == view_ && event->type() == QEvent::PaletteChange) applyChartPalette(chart_, view_->palette());
     return QObject::eventFilter(watched, event);
+}
+
+void prepareChartView(QChartView* view, QSize minimum, const QString& name) {
+    view->setRenderHint(QPainter::Antialiasing);
+    view->chart()->legend()->hide();
+    view->chart()->setMargins(QMargins(4, 4, 4, 4));
+    view->setMinimumSize(minimum);
+    view->setAccessibleName(name);
+    new ChartPaletteFollower(view, view->chart());
 }
 
 }  // namespace carbon::ui

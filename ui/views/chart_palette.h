@@ -7,13 +7,20 @@
 
 #include <QObject>
 #include <QPalette>
+#include <QSize>
+#include <QString>
 
 class QChart;
+class QChartView;
 class QWidget;
 
 namespace carbon::ui {
 
 void applyChartPalette(QChart* chart, const QPalette& palette);
+
+// A chart view as the window's charts are set up: antialiased, no legend, small margins, at least
+// `minimum` large, named `name` for screen readers, its chart following the palette.
+void prepareChartView(QChartView* view, QSize minimum, const QString& name);
 
 // Re-applies the palette to `chart` whenever `view` receives a palette change.
 class ChartPaletteFollower : public QObject {

@@ -15,17 +15,12 @@
 namespace carbon::ui {
 
 CvScatterView::CvScatterView(QWidget* parent) : QChartView(new QChart, parent) {
-    setRenderHint(QPainter::Antialiasing);
-    chart()->legend()->hide();
-    chart()->setMargins(QMargins(4, 4, 4, 4));
+    prepareChartView(this, QSize(240, 200), tr("Held-out predictions against measurements"));
     readout_ = new QLabel(this);
     readout_->setAttribute(Qt::WA_TransparentForMouseEvents);
     readout_->setTextFormat(Qt::PlainText);
     readout_->move(8, 4);
     readout_->setAccessibleName(tr("Hover read-out"));
-    setMinimumSize(240, 200);
-    setAccessibleName(tr("Held-out predictions against measurements"));
-    new ChartPaletteFollower(this, chart());
 }
 
 QString CvScatterView::heading() const { return heading_; }

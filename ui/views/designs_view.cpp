@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -158,6 +159,7 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
     table_ = new QTableView(this);
     table_->setAccessibleName(tr("Designs"));
     table_->setModel(proxy_);
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &DesignsView::selectionChanged);
     table_->setSortingEnabled(true);
     table_->sortByColumn(DesignTableModel::RankColumn, Qt::AscendingOrder);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -215,6 +217,19 @@ QList<int> DesignsView::selectedSourceRows() const {
     QList<int> rows;
     for (const QModelIndex& i : table_->selectionModel()->selectedRows()) rows << proxy_->mapToSource(i).row();
     return rows;
+}
+
+void DesignsView::selectSourceRows(const QList<int>& rows) {
+    QItemSelection selection;
+    QModelIndex first;
+    for (int r : rows) {
+        const QModelIndex i = proxy_->mapFromSource(model_->index(r, 0));
+        if (!i.isValid()) continue;
+        selection.select(i, i);
+        if (!first.isValid()) first = i;
+    }
+    table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (first.isValid()) table_->scrollTo(first);
 }
 
 void DesignsView::flagSelection(const QString& flag) {

@@ -26,6 +26,8 @@ public:
     QSortFilterProxyModel* proxy() const { return proxy_; }
     // Source-model rows of the selected designs, in view order.
     QList<int> selectedSourceRows() const;
+    // Selects these source rows (those the filter hides stay unselected) and scrolls to the first.
+    void selectSourceRows(const QList<int>& rows);
     void setFlagFilter(FlagFilter f);
     void setRunFilter(qint64 run);  // only the designs of one run; 0: every run
 
@@ -35,6 +37,7 @@ public slots:
 
 signals:
     void openDesign(int sourceRow);
+    void selectionChanged();  // the selected rows changed (selectedSourceRows)
     void exportSelection();
     void overlaySelection();
 

@@ -33,12 +33,7 @@ EvolutionView::EvolutionView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(heading_);
     auto* split = new QSplitter(Qt::Horizontal, this);
     plot_ = new QChartView(new QChart, split);
-    plot_->setRenderHint(QPainter::Antialiasing);
-    plot_->chart()->legend()->hide();
-    plot_->chart()->setMargins(QMargins(4, 4, 4, 4));
-    plot_->setMinimumSize(220, 160);
-    plot_->setAccessibleName(tr("Objective per round"));
-    new ChartPaletteFollower(plot_, plot_->chart());
+    prepareChartView(plot_, QSize(220, 160), tr("Objective per round"));
     table_ = new QTreeWidget(split);
     table_->setRootIsDecorated(false);
     table_->setUniformRowHeights(true);

@@ -175,11 +175,11 @@ void PredictorPanel::setRunning(bool running) {
     if (running) progress_->setRange(0, 0);
 }
 
-void PredictorPanel::setProgress(qint64 done, qint64 total) {
+void PredictorPanel::setProgress(qint64 done, qint64 total, const QString& what) {
     if (total <= 0) return;
     progress_->setRange(0, int(std::min<qint64>(total, 1 << 30)));
     progress_->setValue(int(std::min(done, total)));
-    progress_->setFormat(tr("%1 of %2 sequences embedded").arg(done).arg(total));
+    progress_->setFormat(tr("%1 of %2 %3").arg(done).arg(total).arg(what));
 }
 
 void PredictorPanel::setMessage(const QString& text) { message_->setText(text); }

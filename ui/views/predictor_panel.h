@@ -43,7 +43,8 @@ public:
 
     void setRunning(bool running);
     bool isRunning() const { return running_; }
-    void setProgress(qint64 done, qint64 total);
+    // `what` the unit done: "sequences embedded" (a fit), "designs predicted" (Predict Designs).
+    void setProgress(qint64 done, qint64 total, const QString& what);
     void setMessage(const QString& text);
     QString message() const;
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "carbon/scoring/scoring.h"
+#include "carbon/predict/design_map.h"
 #include "carbon/predict/variant_activity.h"
 #include "carbon/scoring/variants.h"
 
@@ -31,6 +32,17 @@ struct VariantAnalysis {
     carbon::VariantActivities activity;
     QString activityError;
 };
+
+// A map of designs (EngineWorker::mapDesigns): their embeddings (kept for clustering again with
+// another k), the two principal components, the clusters, and the embedding recipe in words.
+struct DesignMapResult {
+    std::shared_ptr<const carbon::Embeddings> embeddings;
+    carbon::DesignMap map;
+    carbon::Clustering clusters;
+    QString embedding;
+};
+using DesignMapPtr = std::shared_ptr<const DesignMapResult>;
+using EmbeddingsPtr = std::shared_ptr<const carbon::Embeddings>;
 
 // Score Variants: a VCF scored against the open project's own sequences (their names are the
 // VCF's CHROM). The project store fills the sequences; the engine writes the rows to tsvPath (a
@@ -75,3 +87,4 @@ Q_DECLARE_METATYPE(carbon::ui::VariantAnalysis)
 Q_DECLARE_METATYPE(carbon::IsmResult)
 Q_DECLARE_METATYPE(carbon::ui::VepRunRequest)
 Q_DECLARE_METATYPE(carbon::ui::VepRunDone)
+Q_DECLARE_METATYPE(carbon::ui::DesignMapPtr)

@@ -31,6 +31,8 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<carbon::ui::VepRunDone>();
     qRegisterMetaType<carbon::ui::MeasurementTablePtr>();
     qRegisterMetaType<carbon::ui::ProbePtr>();
+    qRegisterMetaType<carbon::ui::DesignMapPtr>();
+    qRegisterMetaType<QList<int>>();
     qRegisterMetaType<QList<QByteArray>>();
     qRegisterMetaType<QList<QList<double>>>();
 }

@@ -115,6 +115,12 @@ public slots:
     // be the one it was fitted on: refused otherwise by its fingerprint). Progress in sequences;
     // sequencesPredicted, or analysisCancelled / analysisFailed.
     void predictSequences(quint64 requestId, const carbon::ui::ProbePtr& probe, const QList<QByteArray>& sequences);
+    // A map of designs (engine_worker_predict.cpp): `sequences` embedded by the loaded model
+    // (dna-end and dna-mean, forward), projected on two principal components and grouped into `k`
+    // clusters (carbon/predict/design_map.h). Progress in sequences; designsMapped, or
+    // analysisCancelled / analysisFailed. clusterDesigns: the same embeddings into another k.
+    void mapDesigns(quint64 requestId, const QList<QByteArray>& sequences, int k);
+    void clusterDesigns(quint64 requestId, const carbon::ui::EmbeddingsPtr& embeddings, int k);
 
 signals:
     void modelLoaded(const carbon::ui::ModelSummary& summary);
@@ -145,6 +151,8 @@ signals:
     void predictorFitted(quint64 requestId, const carbon::ui::ProbePtr& probe, double embeddingSeconds, double fittingSeconds);
     // Per sequence, per output (the probe's conditions), in the order asked.
     void sequencesPredicted(quint64 requestId, const QList<QList<double>>& values);
+    void designsMapped(quint64 requestId, const carbon::ui::DesignMapPtr& map);
+    void designsClustered(quint64 requestId, const QList<int>& clusters);
     void analysisCancelled(quint64 requestId);
     void analysisFailed(quint64 requestId, const QString& error);
 

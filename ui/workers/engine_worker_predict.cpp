@@ -5,6 +5,8 @@
 #include <string_view>
 
 #include "carbon/model.h"
+#include "carbon/predict/design_map.h"
+#include "carbon/predict/embedder.h"
 #include "carbon/predict/probe.h"
 #include "engine_worker.h"
 
@@ -58,6 +60,37 @@ void EngineWorker::predictSequences(quint64 requestId, const ProbePtr& probe, co
     } catch (const std::exception& e) {
         emit analysisFailed(requestId, QString::fromUtf8(e.what()));
     }
+}
+
+void EngineWorker::mapDesigns(quint64 requestId, const QList<QByteArray>& sequences, int k) {
+    if (!model_) return emit analysisFailed(requestId, tr("No model is loaded: open the model to embed the designs with first."));
+    if (isAnalysisCancelled(requestId, false)) return emit analysisCancelled(requestId);
+    try {
+        SequenceEmbedder embedder(*model_, EmbeddingRecipe{});
+        std::vector<std::string> seqs, names;
+        for (qsizetype i = 0; i < sequences.size(); ++i) {
+            seqs.push_back(sequences[i].toStdString());
+            names.push_back("design " + std::to_string(i + 1));
+        }
+        auto e = std::make_shared<Embeddings>(embedder.embed(seqs, names, 16, analysisCallback(requestId, false)));
+        if (e->cancelled) return emit analysisCancelled(requestId);
+        auto out = std::make_shared<DesignMapResult>();
+        out->map = project_designs(*e);
+        out->clusters = cluster_designs(*e, size_t(std::max(1, k)));
+        out->embedding = tr("%1 embeddings, %2 strand, of %3")
+                             .arg(QString::fromStdString(embedder.recipe().pool_name()), QString::fromStdString(embedder.recipe().strands_name()),
+                                  QString::fromStdString(model_->checkpoint().dir().filename().string()));
+        out->embeddings = std::move(e);
+        emit designsMapped(requestId, out);
+    } catch (const std::exception& e) {
+        emit analysisFailed(requestId, QString::fromUtf8(e.what()));
+    }
+}
+
+void EngineWorker::clusterDesigns(quint64 requestId, const EmbeddingsPtr& embeddings, int k) {
+    if (isAnalysisCancelled(requestId, false)) return emit analysisCancelled(requestId);
+    const Clustering c = cluster_designs(*embeddings, size_t(std::max(1, k)));
+    emit designsClustered(requestId, QList<int>(c.cluster.begin(), c.cluster.end()));
 }
 
 }  // namespace carbon::ui
