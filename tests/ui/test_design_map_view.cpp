@@ -95,7 +95,7 @@ private slots:
         view->colouring()->setCurrentIndex(0);
         QCOMPARE(view->colourOf(0), view->colourOf(6));
         QVERIFY(view->colourOf(0) != view->colourOf(7));
-        const int k562 = view->colouring()->findText(QStringLiteral("K562 (predicted)"));
+        const int k562 = view->colouring()->findText(QStringLiteral("K562 (pred.)"));
         QVERIFY(k562 >= 0);
         view->colouring()->setCurrentIndex(k562);
         QCOMPARE(view->colourOf(3), QColor(0xa0, 0xa0, 0xa0));

@@ -110,6 +110,7 @@ private slots:
                        row("GGCC", -0.25, {{by, "K562", 0.75, acc}, {by, "HepG2", 1.0, acc}}),
                        row("TTAA", std::nan(""), {})});
         QCOMPARE(model.predictionNames(), (QStringList{QStringLiteral("K562"), QStringLiteral("HepG2")}));
+        QCOMPARE(model.predictionKeys().size(), 2);
         QCOMPARE(model.columnCount(), int(DesignTableModel::ColumnCount) + 2);
         const int k562 = model.predictionColumn(QStringLiteral("k562"));
         QCOMPARE(k562, int(DesignTableModel::ColumnCount));
@@ -147,6 +148,17 @@ private slots:
         QCOMPARE(model.index(0, k562).data().toString(), QStringLiteral("9"));
         QCOMPARE(model.row(0).predictions.size(), size_t(3));
         QVERIFY(model.predictionColumn(QStringLiteral("GM12878")) >= 0);
+        // Another predictor of K562: its own column, both headed by their predictor; each cell the
+        // value of its own predictor, never the other's.
+        const std::string other = "'round 2' in lab.carbon";
+        model.setPredictions({1}, {{{other, "K562", -7.0, ""}}});
+        const int k562b = int(DesignTableModel::ColumnCount) + int(model.predictionKeys().size()) - 1;
+        QCOMPARE(model.headerData(k562, Qt::Horizontal).toString(), QStringLiteral("K562 (") + QString::fromStdString(by) + QLatin1Char(')'));
+        QCOMPARE(model.headerData(k562b, Qt::Horizontal).toString(), QStringLiteral("K562 (") + QString::fromStdString(other) + QLatin1Char(')'));
+        QCOMPARE(model.index(1, k562).data().toString(), QStringLiteral("0.75"));
+        QCOMPARE(model.index(1, k562b).data().toString(), QStringLiteral("-7"));
+        QCOMPARE(model.index(0, k562b).data().toString(), QString());  // not predicted by the second
+        QCOMPARE(model.predictionColumn(QStringLiteral("k562")), k562);  // a filter's name: the first column
         model.clear();
         QCOMPARE(model.columnCount(), int(DesignTableModel::ColumnCount));
     }

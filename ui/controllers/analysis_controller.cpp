@@ -97,8 +97,9 @@ void AnalysisController::setupInspector() {
         // With a predictor chosen in the inspector, the predicted activity change comes with it.
         const StoredPredictor* p = inspector_->chosenPredictor();
         engine_->post([id = variantRequest_, b = doc_->bases(), pos, alt, window, probe = p ? p->probe : ProbePtr(),
-                       name = p ? p->name : QString(), activityWindow = inspector_->activityWindow()](EngineWorker* w) {
-            w->scoreVariant(id, b, pos, alt, window, probe, name, activityWindow);
+                       checkpoint = p ? p->checkpoint : QString(), name = p ? p->name : QString(),
+                       activityWindow = inspector_->activityWindow()](EngineWorker* w) {
+            w->scoreVariant(id, b, pos, alt, window, {probe, checkpoint}, name, activityWindow);
         });
     });
     connect(inspector_, &BaseInspector::cancelRequested, this, [this] {

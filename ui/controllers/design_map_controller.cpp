@@ -42,17 +42,19 @@ DesignMapController::DesignMapController(WorkerThread<EngineWorker>* engine, Mod
     connect(worker, &EngineWorker::designsMapped, this, [this](quint64 id, const DesignMapPtr& m) {
         if (id != run_ || !run_) return;
         const DesignTableModel* table = designs_->model();
-        // The outputs the mapped designs were predicted for, in the table's column order.
+        // The predicted columns the mapped designs have values in, in the table's order.
         QStringList outputs;
-        for (const QString& name : table->predictionNames())
-            for (int r : rows_) {
-                bool has = false;
-                for (const carbon::storage::DesignPrediction& p : table->row(r).predictions) has = has || QString::fromStdString(p.output) == name;
-                if (has) {
-                    outputs << name;
-                    break;
-                }
-            }
+        QList<DesignTableModel::PredictionKey> keys;
+        for (qsizetype k = 0; k < table->predictionKeys().size(); ++k) {
+            const DesignTableModel::PredictionKey& key = table->predictionKeys()[k];
+            bool has = false;
+            for (int r : rows_)
+                for (const carbon::storage::DesignPrediction& p : table->row(r).predictions)
+                    has = has || (p.predictor == key.predictor && p.output == key.output);
+            if (!has) continue;
+            keys << key;
+            outputs << table->predictionLabel(int(k));
+        }
         QList<DesignMapView::Point> points;
         for (qsizetype i = 0; i < rows_.size() && size_t(i) < m->map.points.size(); ++i) {
             const DesignRow& row = table->row(rows_[i]);
@@ -62,10 +64,10 @@ DesignMapController::DesignMapController(WorkerThread<EngineWorker>* engine, Mod
             p.x = m->map.points[size_t(i)][0];
             p.y = m->map.points[size_t(i)][1];
             p.cluster = size_t(i) < m->clusters.cluster.size() ? m->clusters.cluster[size_t(i)] : 0;
-            for (const QString& o : outputs) {
+            for (const DesignTableModel::PredictionKey& key : keys) {
                 double v = std::nan("");
                 for (const carbon::storage::DesignPrediction& pr : row.predictions)
-                    if (QString::fromStdString(pr.output) == o) v = pr.value;
+                    if (pr.predictor == key.predictor && pr.output == key.output) v = pr.value;
                 p.values << v;
             }
             points << p;

@@ -23,11 +23,12 @@ PredictorController::PredictorController(WorkerThread<EngineWorker>* engine, Mod
     connect(panel_, &PredictorPanel::fitRequested, this, [this] { fitFromTable(); });
     connect(panel_, &PredictorPanel::cancelRequested, this, &PredictorController::cancelFit);
     connect(panel_, &PredictorPanel::predictRequested, this, &PredictorController::predictDesigns);
+    connect(panel_, &PredictorPanel::loadCheckpointRequested, this, [this] { loadCheckpoint(); });
     connect(project_, &ProjectController::snapshotOpened, this, [this](const ProjectSnapshot& snap) {
-        panel_->setPredictors(snap.predictors, tr("Predictors of %1").arg(QFileInfo(snap.path).fileName()));
+        panel_->setPredictors(snap.predictors + checkpoints_, tr("Predictors of %1").arg(QFileInfo(snap.path).fileName()));
     });
     connect(project_, &ProjectController::projectClosed, this, [this] {
-        panel_->setPredictors({}, tr("No project is open: a predictor fitted now is kept until the window closes."));
+        panel_->setPredictors(checkpoints_, tr("No project is open: a predictor fitted now is kept until the window closes."));
     });
 
     // Fit: project store (the table, names resolved) -> engine (embed, fit) -> project store (stored).
@@ -63,14 +64,31 @@ PredictorController::PredictorController(WorkerThread<EngineWorker>* engine, Mod
             figures << QStringLiteral("%1 r %2").arg(QString::fromStdString(p.probe->conditions[c].name)).arg(p.probe->conditions[c].pearson, 0, 'f', 2);
         endRun(tr("Predictor '%1' stored in the project; held out: %2.").arg(p.name, figures.join(QStringLiteral(", "))), p.name, true);
     });
+    connect(worker, &EngineWorker::checkpointPredictorLoaded, this, [this](quint64 id, const StoredPredictor& loaded) {
+        if (id != run_ || !loading_) return;
+        StoredPredictor p = loaded;
+        // A checkpoint loaded again replaces its entry; a name taken by another gets a number.
+        for (qsizetype i = 0; i < checkpoints_.size(); ++i)
+            if (checkpoints_[i].checkpoint == p.checkpoint) checkpoints_.removeAt(i--);
+        QList<StoredPredictor> listed;
+        for (const StoredPredictor& q : panel_->predictors())
+            if (q.checkpoint != p.checkpoint) listed << q;
+        panel_->setPredictors(listed, panel_->whereText());
+        p.name = freeName(p.name);
+        checkpoints_ << p;
+        panel_->addPredictor(p);
+        endLoad(tr("Checkpoint '%1' loaded as a predictor of %2. %3").arg(p.name, p.labels.join(QStringLiteral(", ")), p.note));
+    });
     connect(worker, &EngineWorker::analysisCancelled, this, [this](quint64 id) {
         if (id != run_ || !run_) return;
-        if (predicting_) endPrediction(tr("Predicting designs cancelled: nothing was changed."), 0, false);
+        if (loading_) endLoad(tr("Loading the checkpoint cancelled."));
+        else if (predicting_) endPrediction(tr("Predicting designs cancelled: nothing was changed."), 0, false);
         else endRun(tr("Fitting cancelled: nothing was stored."), QString(), false);
     });
     connect(worker, &EngineWorker::analysisFailed, this, [this](quint64 id, const QString& error) {
         if (id != run_ || !run_) return;
-        if (predicting_) endPrediction(tr("Predicting designs failed: %1").arg(error), 0, false);
+        if (loading_) endLoad(tr("The checkpoint was not loaded: %1").arg(error));
+        else if (predicting_) endPrediction(tr("Predicting designs failed: %1").arg(error), 0, false);
         else endRun(tr("Fitting the predictor failed: %1").arg(error), QString(), false);
     });
     connect(store, &ProjectStore::failed, this, [this](const QString& what, const QString& error) {
@@ -122,6 +140,28 @@ PredictorController::PredictorController(WorkerThread<EngineWorker>* engine, Mod
 
 void PredictorController::addActions(QMenu* menu) {
     menu->addAction(tr("Fit &Predictor to Measurements…"), this, [this] { fitFromTable(); });
+    menu->addAction(tr("Load Fine-tuned &Checkpoint as Predictor…"), this, [this] { loadCheckpoint(); });
+}
+
+void PredictorController::loadCheckpoint(const QString& dir) {
+    services_->raiseDock(QStringLiteral("predictorsDock"));
+    if (run_) return panel_->setMessage(tr("A predictor is working already: cancel it first."));
+    const QString folder = dir.isEmpty() ? services_->chooseDirectory(tr("Load a Fine-tuned Checkpoint as Predictor")) : dir;
+    if (folder.isEmpty()) return;
+    run_ = nextAnalysisId();
+    loading_ = true;
+    panel_->setRunning(true);
+    panel_->setMessage(tr("Loading the checkpoint %1…").arg(folder));
+    engine_->post([id = run_, folder](EngineWorker* w) { w->loadCheckpointPredictor(id, folder); });
+}
+
+void PredictorController::endLoad(const QString& text) {
+    panel_->setRunning(false);
+    panel_->setMessage(text);
+    run_ = 0;
+    loading_ = false;
+    services_->report(text);
+    emit checkpointLoaded(text);
 }
 
 QString PredictorController::freeName(const QString& wanted) const {
@@ -163,7 +203,8 @@ void PredictorController::predictDesigns() {
     if (run_) return panel_->setMessage(tr("A predictor is working already: cancel it first."));
     const StoredPredictor* p = panel_->selected();
     if (!p) return panel_->setMessage(tr("Select a predictor first."));
-    if (!models_->isReady()) return panel_->setMessage(tr("No model is loaded: open the model '%1' was fitted on first.").arg(p->name));
+    if (!models_->isReady() && p->checkpoint.isEmpty())
+        return panel_->setMessage(tr("No model is loaded: open the model '%1' was fitted on first.").arg(p->name));
     DesignTableModel* table = designs_->model();
     QList<int> rows = designs_->view()->selectedSourceRows();
     if (rows.isEmpty())
@@ -178,16 +219,15 @@ void PredictorController::predictDesigns() {
     run_ = nextAnalysisId();
     predicting_ = true;
     rows_ = rows;
-    predictor_ = project_->isOpen() ? tr("'%1' in %2").arg(p->name, QFileInfo(project_->path()).fileName()) : p->name;
-    outputs_.clear();
+    predictor_ = !p->checkpoint.isEmpty() ? p->checkpoint
+                 : project_->isOpen()      ? tr("'%1' in %2").arg(p->name, QFileInfo(project_->path()).fileName())
+                                           : p->name;
+    outputs_ = p->outputs();
     heldOut_.clear();
-    for (size_t c = 0; c < p->probe->conditions.size(); ++c) {
-        outputs_.append(QString::fromStdString(p->probe->conditions[c].name));
-        heldOut_.push_back(p->probe->held_out(c));
-    }
+    for (qsizetype c = 0; c < outputs_.size(); ++c) heldOut_.push_back(p->heldOut(int(c)).toStdString());
     panel_->setRunning(true);
     panel_->setMessage(tr("Predicting %n design(s) with '%1'…", nullptr, int(rows.size())).arg(p->name));
-    engine_->post([id = run_, probe = p->probe, bases](EngineWorker* w) { w->predictSequences(id, probe, bases); });
+    engine_->post([id = run_, ref = p->ref(), bases](EngineWorker* w) { w->predictSequences(id, ref, bases); });
 }
 
 void PredictorController::endPrediction(const QString& text, int count, bool stored) {

@@ -47,16 +47,22 @@ public slots:
     // The selected predictor over the designs table (its selected rows, or every row): a column
     // per condition; stored with the designs that are stored.
     void predictDesigns();
+    // A fine-tuned regression checkpoint in `dir` (the folder chooser's answer when empty) as a
+    // predictor for this session: loaded on the engine thread (EngineWorker::loadCheckpointPredictor),
+    // listed beside the project's predictors, offered wherever they are; refused with the engine's reason.
+    void loadCheckpoint(const QString& dir = {});
 
 signals:
     // A fit ended: the predictor's name as listed ("" when it was cancelled or failed).
     void fitFinished(const QString& name, bool stored);
     // Designs predicted: how many (0 when cancelled or failed), and whether they were stored.
     void designsPredicted(int count, bool stored);
+    void checkpointLoaded(const QString& message);
 
 private:
     void endRun(const QString& text, const QString& name, bool stored);
     void endPrediction(const QString& text, int count, bool stored);
+    void endLoad(const QString& text);
     QString freeName(const QString& wanted) const;
 
     WorkerThread<EngineWorker>* engine_;
@@ -69,6 +75,8 @@ private:
     Dock dock_;
     quint64 run_ = 0;  // the fit or prediction in progress (an analysis id); 0 when none
     bool predicting_ = false;  // run_ predicts designs (else it fits)
+    bool loading_ = false;     // run_ loads a checkpoint
+    QList<StoredPredictor> checkpoints_;  // fine-tuned checkpoints loaded this session, listed with every project's
     QList<int> rows_;          // the designs table's rows being predicted
     QString predictor_;        // the predictor predicting them, as stored with the values
     QStringList outputs_;

@@ -51,6 +51,13 @@ QString WindowServices::chooseFile(bool save, const QString& title, const QStrin
     return path;
 }
 
+QString WindowServices::chooseDirectory(const QString& title) {
+    const QString path = !nextFileAnswer_.isNull() ? std::exchange(nextFileAnswer_, QString())
+                                                   : QFileDialog::getExistingDirectory(window_, title, startFolder());
+    if (!path.isEmpty()) QSettings().setValue(QLatin1String(kLastFolderKey), QFileInfo(path).absolutePath());
+    return path;
+}
+
 bool WindowServices::confirm(const QString& title, const QString& text, const QString& accept) {
     if (nextConfirmAnswer_ >= 0) return std::exchange(nextConfirmAnswer_, -1) == 1;
     QMessageBox box(QMessageBox::Question, title, text, QMessageBox::Cancel, window_);

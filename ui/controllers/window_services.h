@@ -45,6 +45,7 @@ public:
     // A file to open or save (a file dialog, in startFolder()), or the answer set by
     // setNextFileAnswer; "" when cancelled. The folder of the file chosen is remembered (QSettings).
     QString chooseFile(bool save, const QString& title, const QString& filter);
+    QString chooseDirectory(const QString& title);  // a folder; setNextFileAnswer answers it too
     void setNextFileAnswer(const QString& path) { nextFileAnswer_ = path; }
     // A question before an action that costs much (a run that takes most of the free memory):
     // a dialog with `accept` and Cancel (Cancel the default), or the answer set by

@@ -182,7 +182,7 @@ void BaseInspector::setPredictors(const QList<StoredPredictor>& predictors) {
     const QString was = predictor_->currentText();
     predictors_.clear();
     for (const StoredPredictor& p : predictors)
-        if (p.probe) predictors_.append(p);
+        if (p.usable()) predictors_.append(p);
     predictor_->clear();
     predictor_->addItem(tr("none"));
     for (const StoredPredictor& p : predictors_) predictor_->addItem(p.name);

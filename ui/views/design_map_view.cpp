@@ -114,7 +114,7 @@ void DesignMapView::setMap(const QList<Point>& points, const QStringList& output
         colour_->clear();
         colour_->addItem(tr("Run"), int(Colouring::Run));
         colour_->addItem(tr("Cluster"), int(Colouring::Cluster));
-        for (qsizetype k = 0; k < outputs.size(); ++k) colour_->addItem(tr("%1 (predicted)").arg(outputs[k]), int(Colouring::Output) + int(k));
+        for (qsizetype k = 0; k < outputs.size(); ++k) colour_->addItem(outputs[k], int(Colouring::Output) + int(k));
         colour_->setCurrentIndex(std::max(0, colour_->findText(was)));
     }
     k_->setEnabled(colour_->currentData().toInt() == int(Colouring::Cluster));

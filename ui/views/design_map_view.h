@@ -34,7 +34,7 @@ public:
 
     explicit DesignMapView(QWidget* parent = nullptr);
 
-    // The map: its points, the outputs one may colour by, the explained variance of each axis and
+    // The map: its points, the predicted columns one may colour by (as the designs table heads them), the explained variance of each axis and
     // the heading's description of the embedding.
     void setMap(const QList<Point>& points, const QStringList& outputs, std::array<double, 2> explained, const QString& embedding);
     void setClusters(const QList<int>& clusterOfPoint);  // after a new k

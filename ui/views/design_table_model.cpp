@@ -11,31 +11,45 @@ DesignTableModel::DesignTableModel(QObject* parent) : QAbstractTableModel(parent
 
 int DesignTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
 int DesignTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount + int(predictionNames_.size());
+    return parent.isValid() ? 0 : ColumnCount + int(predictionKeys_.size());
 }
 
 int DesignTableModel::predictionColumn(const QString& output) const {
-    for (qsizetype i = 0; i < predictionNames_.size(); ++i)
-        if (predictionNames_[i].compare(output, Qt::CaseInsensitive) == 0) return ColumnCount + int(i);
+    for (qsizetype i = 0; i < predictionKeys_.size(); ++i)
+        if (QString::fromStdString(predictionKeys_[i].output).compare(output, Qt::CaseInsensitive) == 0) return ColumnCount + int(i);
     return -1;
+}
+
+QStringList DesignTableModel::predictionNames() const {
+    QStringList names;
+    for (const PredictionKey& k : predictionKeys_) names << QString::fromStdString(k.output);
+    return names;
+}
+
+QString DesignTableModel::predictionLabel(int k) const {
+    if (k < 0 || k >= predictionKeys_.size()) return {};
+    const PredictionKey& key = predictionKeys_[k];
+    int sharing = 0;
+    for (const PredictionKey& other : predictionKeys_) sharing += other.output == key.output;
+    return sharing > 1 ? tr("%1 (%2)").arg(QString::fromStdString(key.output), QString::fromStdString(key.predictor))
+                       : tr("%1 (pred.)").arg(QString::fromStdString(key.output));
 }
 
 const carbon::storage::DesignPrediction* DesignTableModel::prediction(const DesignRow& r, int column) const {
     const qsizetype k = column - ColumnCount;
-    if (k < 0 || k >= predictionNames_.size()) return nullptr;
-    const std::string name = predictionNames_[k].toStdString();
-    const carbon::storage::DesignPrediction* found = nullptr;
+    if (k < 0 || k >= predictionKeys_.size()) return nullptr;
+    const PredictionKey& key = predictionKeys_[k];
     for (const carbon::storage::DesignPrediction& v : r.predictions)
-        if (v.output == name) found = &v;  // the last predictor to say it
-    return found;
+        if (v.output == key.output && v.predictor == key.predictor) return &v;
+    return nullptr;
 }
 
-QStringList DesignTableModel::newPredictionNames(const QList<DesignRow>& rows) const {
-    QStringList out;
+QList<DesignTableModel::PredictionKey> DesignTableModel::newPredictionKeys(const QList<DesignRow>& rows) const {
+    QList<PredictionKey> out;
     for (const DesignRow& r : rows)
         for (const carbon::storage::DesignPrediction& v : r.predictions) {
-            const QString name = QString::fromStdString(v.output);
-            if (!predictionNames_.contains(name) && !out.contains(name)) out << name;
+            const PredictionKey key{v.predictor, v.output};
+            if (!predictionKeys_.contains(key) && !out.contains(key)) out << key;
         }
     return out;
 }
@@ -47,11 +61,11 @@ void DesignTableModel::setPredictions(const QList<int>& rows, const QList<std::v
         r.predictions = predictions[i];
         incoming.append(std::move(r));
     }
-    const QStringList added = newPredictionNames(incoming);
+    const QList<PredictionKey> added = newPredictionKeys(incoming);
     if (!added.isEmpty()) {
         const int first = columnCount();
         beginInsertColumns({}, first, first + int(added.size()) - 1);
-        predictionNames_ += added;
+        predictionKeys_ += added;
         endInsertColumns();
     }
     for (qsizetype i = 0; i < rows.size() && i < predictions.size(); ++i) {
@@ -163,12 +177,13 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal) return {};
-    if (section >= ColumnCount && section - ColumnCount < predictionNames_.size()) {
-        const QString& name = predictionNames_[section - ColumnCount];
-        if (role == Qt::DisplayRole) return tr("%1 (pred.)").arg(name);
+    if (section >= ColumnCount && section - ColumnCount < predictionKeys_.size()) {
+        const PredictionKey& key = predictionKeys_[section - ColumnCount];
+        const QString name = QString::fromStdString(key.output);
+        if (role == Qt::DisplayRole) return predictionLabel(section - ColumnCount);
         if (role == Qt::ToolTipRole)
-            return tr("%1 as an activity predictor predicts it for each design (hover a cell for the predictor and its held-out "
-                      "accuracy); filter with %2>VALUE").arg(name, name.toLower());
+            return tr("%1 as predictor %2 predicts it for each design (hover a cell for its held-out accuracy); filter with %3>VALUE "
+                      "(the first column of that name)").arg(name, QString::fromStdString(key.predictor), name.toLower());
         return {};
     }
     if (role == Qt::DisplayRole) {
@@ -226,11 +241,11 @@ void setGc(DesignRow& r) {
 
 void DesignTableModel::addRow(DesignRow r) {
     setGc(r);
-    const QStringList added = newPredictionNames({r});
+    const QList<PredictionKey> added = newPredictionKeys({r});
     if (!added.isEmpty()) {
         const int first = columnCount();
         beginInsertColumns({}, first, first + int(added.size()) - 1);
-        predictionNames_ += added;
+        predictionKeys_ += added;
         endInsertColumns();
     }
     beginInsertRows({}, int(rows_.size()), int(rows_.size()));
@@ -242,8 +257,8 @@ void DesignTableModel::setRows(QList<DesignRow> rows) {
     for (DesignRow& r : rows) setGc(r);
     beginResetModel();
     rows_ = std::move(rows);
-    predictionNames_.clear();
-    predictionNames_ = newPredictionNames(rows_);
+    predictionKeys_.clear();
+    predictionKeys_ = newPredictionKeys(rows_);
     endResetModel();
 }
 
@@ -287,7 +302,7 @@ void DesignTableModel::setFlag(int row, const QString& flag) {
 void DesignTableModel::clear() {
     beginResetModel();
     rows_.clear();
-    predictionNames_.clear();
+    predictionKeys_.clear();
     endResetModel();
 }
 

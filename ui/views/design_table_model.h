@@ -70,9 +70,17 @@ public:
     void setMotifNames(const QStringList& names);
     const QStringList& motifNames() const { return motifNames_; }
     void setMotifHits(int row, QVector<int> hits);
-    // The predicted outputs shown, one column each from ColumnCount on; the column of an output
-    // (matched without regard to case), or -1.
-    const QStringList& predictionNames() const { return predictionNames_; }
+    // The predicted outputs shown, one column each from ColumnCount on, in the order first met:
+    // one per (predictor, output), so two predictors of K562 are two columns ("K562 (mpra)",
+    // "K562 (mpra 2)"; a name one predictor alone predicts is "K562 (pred.)").
+    struct PredictionKey {
+        std::string predictor, output;
+        bool operator==(const PredictionKey&) const = default;
+    };
+    const QList<PredictionKey>& predictionKeys() const { return predictionKeys_; }
+    QStringList predictionNames() const;  // the outputs of the columns, in order (repeated where shared)
+    QString predictionLabel(int k) const;  // column ColumnCount + k's header text
+    // The first column of `output` (matched without regard to case), or -1.
     int predictionColumn(const QString& output) const;
     // What a predictor said of rows already in the table (by source row): each replaces the
     // prediction of the same predictor and output; new outputs become columns.
@@ -82,13 +90,13 @@ signals:
     void flagChanged(qint64 designId, const QString& flag);
 
 private:
-    // Output names the rows carry that are not columns yet.
-    QStringList newPredictionNames(const QList<DesignRow>& rows) const;
+    // (Predictor, output) pairs the rows carry that are not columns yet.
+    QList<PredictionKey> newPredictionKeys(const QList<DesignRow>& rows) const;
     const carbon::storage::DesignPrediction* prediction(const DesignRow& r, int column) const;
 
     QList<DesignRow> rows_;
     QStringList motifNames_;
-    QStringList predictionNames_;
+    QList<PredictionKey> predictionKeys_;
 };
 
 }  // namespace carbon::ui

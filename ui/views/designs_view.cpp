@@ -22,7 +22,7 @@ namespace {
 
 // The filter box holds space-separated terms, all of which a design must meet: "FIELD OP NUMBER"
 // (fields score, ranking, min, gc, len, rank, run, spec, objective, and each predicted output by
-// its name, such as k562; ops < <= = >= >), "constraints=met|none", or any other text, which the
+// its name, such as k562, the first column of that name where two predictors share it; ops < <= = >= >), "constraints=met|none", or any other text, which the
 // bases must contain (case-insensitive). The verdict and run filters come on top. A design
 // without a value in a numeric field fails a term on it.
 struct FilterTerm {

@@ -14,9 +14,9 @@
 namespace carbon::ui {
 
 namespace {
-std::vector<std::string> conditionsOf(const carbon::Probe& probe) {
+std::vector<std::string> conditionsOf(const StoredPredictor& p) {
     std::vector<std::string> names;
-    for (const carbon::ProbeCondition& c : probe.conditions) names.push_back(c.name);
+    for (const QString& o : p.outputs()) names.push_back(o.toStdString());
     return names;
 }
 }  // namespace
@@ -109,7 +109,7 @@ void ObjectiveSection::setPredictors(const QList<StoredPredictor>& predictors) {
     const QString was = predictor_->currentText();
     predictors_.clear();
     for (const StoredPredictor& p : predictors)
-        if (p.probe) predictors_.append(p);
+        if (p.usable()) predictors_.append(p);
     {
         const QSignalBlocker block(predictor_);
         predictor_->clear();
@@ -136,7 +136,7 @@ void ObjectiveSection::showPredictor() {
         objective_->setEditText(typed);
         return;
     }
-    const std::vector<std::string> names = conditionsOf(*p->probe);
+    const std::vector<std::string> names = conditionsOf(*p);
     for (const std::string& n : names) objective_->addItem(QString::fromStdString(n));
     if (names.size() > 1)
         for (const std::string& n : names) {
@@ -150,7 +150,9 @@ void ObjectiveSection::showPredictor() {
     else if (!typed.isEmpty() && typed.contains(QLatin1Char(':'))) objective_->setEditText(typed);  // a typed sum or gap stays
     QStringList lines;
     for (size_t i = 0; i < names.size(); ++i)
-        lines << QStringLiteral("%1: %2").arg(QString::fromStdString(names[i]), QString::fromStdString(p->probe->held_out(i)));
+        lines << QStringLiteral("%1: %2").arg(QString::fromStdString(names[i]),
+                                              p->heldOut(int(i)).isEmpty() ? tr("held-out accuracy not known") : p->heldOut(int(i)));
+    if (!p->checkpoint.isEmpty()) lines << tr("A fine-tuned checkpoint (%1). %2").arg(p->checkpoint, p->note);
     accuracy_->setText(lines.join(QLatin1Char('\n')));
 }
 
@@ -175,16 +177,17 @@ bool ObjectiveSection::order(ObjectiveOrder& out, QString& error) const {
     const QString spec = objective_->currentText().trimmed();
     if (spec.isEmpty()) {
         error = tr("Objective: say what to maximise (a condition of %1, such as %2).")
-                    .arg(p->name, QString::fromStdString(p->probe->conditions.front().name));
+                    .arg(p->name, p->outputs().value(0));
         return false;
     }
     try {
-        (void)carbon::Objective::parse(spec.toStdString(), conditionsOf(*p->probe), "objective");
+        (void)carbon::Objective::parse(spec.toStdString(), conditionsOf(*p), "objective");
     } catch (const std::exception& e) {
         error = tr("Objective of predictor %1: %2").arg(p->name, QString::fromUtf8(e.what()));
         return false;
     }
     out.probe = p->probe;
+    out.checkpoint = p->checkpoint;
     out.predictor = p->name;
     out.objective = spec;
     out.optimiser = ObjectiveOrder::Optimiser(optimiser_->currentData().toInt());

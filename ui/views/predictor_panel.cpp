@@ -2,6 +2,7 @@
 #include "predictor_panel.h"
 
 #include <QComboBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -30,6 +31,10 @@ PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent) {
     fit_->setToolTip(tr("Fit a predictor to a table of measurements (CSV/TSV: a sequence name from the project or the "
                         "sequence itself, one column per condition, optional CONDITION_se columns) on the loaded model's "
                         "embeddings; the held-out accuracy of each condition is reported"));
+    load_ = new QPushButton(tr("Load Checkpoint…"), this);
+    load_->setToolTip(tr("A sequence-regression checkpoint fine-tuned by Carbon's recipes (malinois, deepstarr, promoter_activity: "
+                         "LlamaForSequenceClassification with problem_type regression), its run_config.json followed; kept for "
+                         "this session"));
     predict_ = new QPushButton(tr("Predict Designs"), this);
     predict_->setToolTip(tr("The selected predictor's values for the designs in the Designs table (the selected rows, or "
                             "all): a column per condition, stored with the designs"));
@@ -49,11 +54,12 @@ PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent) {
     warnings_->setWordWrap(true);
     warnings_->setTextFormat(Qt::PlainText);
 
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(fit_);
-    buttons->addWidget(predict_);
-    buttons->addWidget(cancel_);
-    buttons->addStretch();
+    auto* buttons = new QGridLayout;
+    buttons->addWidget(fit_, 0, 0);
+    buttons->addWidget(load_, 0, 1);
+    buttons->addWidget(predict_, 1, 0);
+    buttons->addWidget(cancel_, 1, 1);
+    buttons->setColumnStretch(2, 1);
     auto* conditionRow = new QHBoxLayout;
     conditionRow->addWidget(new QLabel(tr("Condition:"), this));
     conditionRow->addWidget(condition_, 1);
@@ -68,6 +74,7 @@ PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(warnings_);
 
     connect(fit_, &QPushButton::clicked, this, &PredictorPanel::fitRequested);
+    connect(load_, &QPushButton::clicked, this, &PredictorPanel::loadCheckpointRequested);
     connect(predict_, &QPushButton::clicked, this, &PredictorPanel::predictRequested);
     connect(cancel_, &QPushButton::clicked, this, &PredictorPanel::cancelRequested);
     connect(list_, &QTreeWidget::currentItemChanged, this, [this] {
@@ -75,8 +82,7 @@ PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent) {
         const QSignalBlocker block(condition_);
         condition_->clear();
         const int row = list_->currentItem() ? list_->indexOfTopLevelItem(list_->currentItem()) : -1;
-        if (row >= 0 && row < predictors_.size() && predictors_[row].probe)
-            for (const ProbeCondition& c : predictors_[row].probe->conditions) condition_->addItem(QString::fromStdString(c.name));
+        if (row >= 0 && row < predictors_.size()) condition_->addItems(predictors_[row].outputs());
         showSelected();
     });
     connect(condition_, &QComboBox::currentIndexChanged, this, [this] { showSelected(); });
@@ -92,6 +98,11 @@ QTreeWidgetItem* itemFor(const StoredPredictor& p) {
             conditions << QString::fromStdString(p.probe->conditions[c].name);
             rs << QString::number(p.probe->conditions[c].pearson, 'f', 2);
         }
+    if (!p.checkpoint.isEmpty()) {  // a fine-tuned checkpoint: its outputs, no held-out figures of its own
+        auto* item = new QTreeWidgetItem({p.name, p.labels.join(QStringLiteral(", ")), QObject::tr("checkpoint")});
+        item->setToolTip(0, QObject::tr("Fine-tuned checkpoint %1. %2").arg(p.checkpoint, p.note));
+        return item;
+    }
     auto* item = new QTreeWidgetItem({p.name, p.probe ? conditions.join(QStringLiteral(", ")) : QObject::tr("unreadable"),
                                       rs.join(QStringLiteral(", "))});
     item->setToolTip(0, p.probe ? QObject::tr("Fitted %1 to %2 on %3 (%4)")
@@ -121,6 +132,8 @@ void PredictorPanel::addPredictor(const StoredPredictor& predictor) {
     emit predictorsChanged(predictors_);
 }
 
+QString PredictorPanel::whereText() const { return where_->text(); }
+
 int PredictorPanel::count() const { return int(predictors_.size()); }
 
 bool PredictorPanel::contains(const QString& name) const {
@@ -138,7 +151,7 @@ void PredictorPanel::select(const QString& name) {
 
 const StoredPredictor* PredictorPanel::selected() const {
     const int row = list_->currentItem() ? list_->indexOfTopLevelItem(list_->currentItem()) : -1;
-    return row >= 0 && row < predictors_.size() && predictors_[row].probe ? &predictors_[row] : nullptr;
+    return row >= 0 && row < predictors_.size() && predictors_[row].usable() ? &predictors_[row] : nullptr;
 }
 
 void PredictorPanel::showSelected() {
@@ -150,6 +163,13 @@ void PredictorPanel::showSelected() {
         return;
     }
     const StoredPredictor& p = predictors_[row];
+    if (!p.checkpoint.isEmpty()) {
+        plot_->showCondition(QString(), nullptr, -1);
+        warnings_->setText(tr("'%1' is a fine-tuned checkpoint (%2). %3 Its accuracy is what its recipe's test set reported; it "
+                              "carries no held-out figures of its own.")
+                               .arg(p.name, p.checkpoint, p.note));
+        return;
+    }
     if (!p.probe) {
         plot_->showCondition(QString(), nullptr, -1);
         warnings_->setText(tr("'%1' cannot be read: %2").arg(p.name, p.error));
@@ -169,6 +189,7 @@ void PredictorPanel::showSelected() {
 void PredictorPanel::setRunning(bool running) {
     running_ = running;
     fit_->setEnabled(!running);
+    load_->setEnabled(!running);
     predict_->setEnabled(!running && selected());
     cancel_->setEnabled(running);
     progress_->setVisible(running);

@@ -31,6 +31,7 @@ public:
     void addPredictor(const StoredPredictor& predictor);  // selects it
     int count() const;
     const QList<StoredPredictor>& predictors() const { return predictors_; }
+    QString whereText() const;  // whose predictors are listed
     bool contains(const QString& name) const;
     QString selectedName() const;
     void select(const QString& name);
@@ -38,6 +39,7 @@ public:
     QComboBox* conditions() const { return condition_; }
     QPushButton* fitButton() const { return fit_; }
     QPushButton* predictButton() const { return predict_; }
+    QPushButton* loadButton() const { return load_; }
     // The selected predictor (null when none, or unreadable).
     const StoredPredictor* selected() const;
 
@@ -50,6 +52,7 @@ public:
 
 signals:
     void fitRequested();
+    void loadCheckpointRequested();  // a fine-tuned regression checkpoint as a predictor
     void predictRequested();  // the selected predictor over the designs table
     void cancelRequested();
     // The list changed (a project opened or closed, a predictor fitted): what generation can rank by.
@@ -62,6 +65,7 @@ private:
     QTreeWidget* list_;
     QPushButton* fit_;
     QPushButton* predict_;
+    QPushButton* load_;
     QPushButton* cancel_;
     QProgressBar* progress_;
     QLabel* message_;

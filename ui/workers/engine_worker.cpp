@@ -11,6 +11,7 @@
 #include "carbon/model_catalog.h"
 #include "carbon/predict/objective.h"
 #include "carbon/predict/probe.h"
+#include "carbon/predict/regressor.h"
 #include "carbon/runs/generation_run.h"
 #include "carbon/runs/objective_ranking.h"
 #include "carbon/scoring/scoring.h"
@@ -164,12 +165,13 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
     options.draft = draft_.get();  // the defaults of carbon-cli generate --draft
     // The predictor that ranks the run is the loaded model's (its fingerprint) and the objective
     // names its conditions: checked before any design is made, not after.
-    std::unique_ptr<ProbePredictor> ranker;
+    ActivityPredictor* ranker = nullptr;
+    std::unique_ptr<ProbePredictor> fitted;
     std::optional<Objective> objective;
     GenerationMemory memory;
     try {
         if (ranking.active()) {
-            ranker = std::make_unique<ProbePredictor>(*model_, *ranking.probe);
+            ranker = &activityPredictor(ranking.ref(), fitted);
             objective = Objective::parse(ranking.objective.toStdString(), ranker->outputs(), "objective");
         }
         memory = runs::generation_run_memory(*model_, request, options);

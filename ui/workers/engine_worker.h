@@ -23,6 +23,9 @@
 namespace carbon {
 class Model;
 class IncrementalScorer;
+class ActivityPredictor;
+class ProbePredictor;
+class SequenceRegressor;
 }
 
 Q_DECLARE_METATYPE(carbon::DesignRequest)
@@ -96,7 +99,7 @@ public slots:
     // `predictor`; a predictor that cannot run on the loaded model leaves the
     // likelihood result standing with the reason in VariantAnalysis::activityError.
     void scoreVariant(quint64 requestId, const QByteArray& bases, qint64 position, char alt, qint64 windowBp,
-                      const carbon::ui::ProbePtr& probe = {}, const QString& predictor = {}, qint64 activityWindowBp = 0);
+                      const carbon::ui::PredictorRef& activity = {}, const QString& predictor = {}, qint64 activityWindowBp = 0);
     void mutagenesis(quint64 requestId, const QByteArray& bases, qint64 start, qint64 end, bool exact, qint64 windowBp);
     // Per base, log p under the positive tags minus under the negative ones (scoring.h
     // specificity_track); progress over both scoring passes.
@@ -114,7 +117,13 @@ public slots:
     // A fitted predictor's outputs for `sequences` (ProbePredictor over the loaded model, which must
     // be the one it was fitted on: refused otherwise by its fingerprint). Progress in sequences;
     // sequencesPredicted, or analysisCancelled / analysisFailed.
-    void predictSequences(quint64 requestId, const carbon::ui::ProbePtr& probe, const QList<QByteArray>& sequences);
+    void predictSequences(quint64 requestId, const carbon::ui::PredictorRef& predictor, const QList<QByteArray>& sequences);
+    // A fine-tuned sequence-regression checkpoint of Carbon's recipes as a predictor
+    // (SequenceRegressor, its run_config.json followed): loaded beside the language model and kept
+    // for the calls that name it; checkpointPredictorLoaded with its outputs and recipe, or
+    // analysisFailed with the engine's reason (not a regression checkpoint, a classification head,
+    // a missing or misshapen score.weight, a run_config.json that is not the recipe's).
+    void loadCheckpointPredictor(quint64 requestId, const QString& dir);
     // A map of designs (engine_worker_predict.cpp): `sequences` embedded by the loaded model
     // (dna-end and dna-mean, forward), projected on two principal components and grouped into `k`
     // clusters (carbon/predict/design_map.h). Progress in sequences; designsMapped, or
@@ -152,6 +161,7 @@ signals:
     // Per sequence, per output (the probe's conditions), in the order asked.
     void sequencesPredicted(quint64 requestId, const QList<QList<double>>& values);
     void designsMapped(quint64 requestId, const carbon::ui::DesignMapPtr& map);
+    void checkpointPredictorLoaded(quint64 requestId, const carbon::ui::StoredPredictor& predictor);
     void designsClustered(quint64 requestId, const QList<int>& clusters);
     void analysisCancelled(quint64 requestId);
     void analysisFailed(quint64 requestId, const QString& error);
@@ -163,11 +173,17 @@ private:
     bool isAnalysisCancelled(quint64 id, bool isRescore);
 
     ModelSummary summarize(const QString& dir, carbon::Model& model) const;
+    // The predictor `ref` names: the fitted one over the loaded model (made in `holder`), or the
+    // checkpoint, loaded now unless it is the one kept. Error when it cannot run.
+    carbon::ActivityPredictor& activityPredictor(const PredictorRef& ref, std::unique_ptr<carbon::ProbePredictor>& holder);
     void releaseCachedMemory();
 
     carbon::BackendKind backend_ = carbon::BackendKind::Auto;
     std::unique_ptr<carbon::Model> model_;
     std::unique_ptr<carbon::Model> draft_;
+    std::unique_ptr<carbon::Model> regressorModel_;  // the fine-tuned checkpoint predicting, when one was asked for
+    std::unique_ptr<carbon::SequenceRegressor> regressor_;
+    QString regressorDir_;
     QString draftDir_;
     std::unique_ptr<carbon::IncrementalScorer> scorer_;  // created on the first rescore
     std::atomic<quint64> cancelledUpTo_{0};

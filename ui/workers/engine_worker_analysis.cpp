@@ -7,6 +7,7 @@
 
 #include "carbon/model.h"
 #include "carbon/predict/probe.h"
+#include "carbon/predict/regressor.h"
 #include "carbon/predict/variant_activity.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/scoring/variants.h"
@@ -70,7 +71,7 @@ void EngineWorker::rescore(quint64 requestId, const QByteArray& bases) {
 }
 
 void EngineWorker::scoreVariant(quint64 requestId, const QByteArray& bases, qint64 position, char alt, qint64 windowBp,
-                                const ProbePtr& probe, const QString& predictor, qint64 activityWindowBp) {
+                                const PredictorRef& activity, const QString& predictor, qint64 activityWindowBp) {
     if (!model_) return emit analysisFailed(requestId, tr("No model is loaded: open a model folder first."));
     if (isAnalysisCancelled(requestId, false)) return emit analysisCancelled(requestId);
     try {
@@ -94,10 +95,11 @@ void EngineWorker::scoreVariant(quint64 requestId, const QByteArray& bases, qint
             track->reserve(s.track.size());
             for (const BaseScore& b : s.track) track->push_back(b.logp);
         }
-        if (probe) {
+        if (activity.active()) {
             out.predictor = predictor;
             try {
-                ProbePredictor p(*model_, *probe);
+                std::unique_ptr<ProbePredictor> fitted;
+                ActivityPredictor& p = activityPredictor(activity, fitted);
                 const BaseVariant v{size_t(position), 0, alt};
                 out.activity = predict_variant_activity(p, seq, std::span(&v, 1), "the sequence", size_t(std::max<qint64>(0, activityWindowBp)), 16,
                                                         analysisCallback(requestId, false));

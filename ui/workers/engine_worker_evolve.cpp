@@ -11,6 +11,7 @@
 #include "carbon/predict/objective.h"
 #include "carbon/predict/plausibility.h"
 #include "carbon/predict/probe.h"
+#include "carbon/predict/regressor.h"
 #include "carbon/runs/run_settings.h"
 #include "engine_worker.h"
 
@@ -40,7 +41,8 @@ void EngineWorker::evolve(quint64 requestId, const DesignRequest& request, const
     if (!model_) return emit failed(requestId, tr("No model is loaded: open a model folder first."));
     if (requestId <= cancelledUpTo_.load()) return emit finished(requestId, true, {});  // cancelled while still queued
     try {
-        ProbePredictor predictor(*model_, *order.probe);
+        std::unique_ptr<ProbePredictor> fitted;
+        ActivityPredictor& predictor = activityPredictor(order.ref(), fitted);
         const std::vector<std::string> outputs = predictor.outputs();
         const Objective objective = Objective::parse(order.objective.toStdString(), outputs, "objective");
         DesignRequest dr = request;

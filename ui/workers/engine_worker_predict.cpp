@@ -8,6 +8,9 @@
 #include "carbon/predict/design_map.h"
 #include "carbon/predict/embedder.h"
 #include "carbon/predict/probe.h"
+#include "carbon/predict/regressor.h"
+#include "carbon/support/common.h"
+#include <filesystem>
 #include "engine_worker.h"
 
 #if defined(CARBON_HAVE_LAPACK)
@@ -42,11 +45,64 @@ void EngineWorker::fitPredictor(quint64 requestId, const MeasurementTablePtr& ta
 #endif
 }
 
-void EngineWorker::predictSequences(quint64 requestId, const ProbePtr& probe, const QList<QByteArray>& sequences) {
-    if (!model_) return emit analysisFailed(requestId, tr("No model is loaded: open the model the predictor was fitted on first."));
+ActivityPredictor& EngineWorker::activityPredictor(const PredictorRef& ref, std::unique_ptr<ProbePredictor>& holder) {
+    if (!ref.checkpoint.isEmpty()) {
+        if (!regressor_ || regressorDir_ != ref.checkpoint) {
+            regressor_.reset();  // one checkpoint kept at a time: the one before is freed first
+            regressorModel_.reset();
+            regressorDir_.clear();
+            ModelOptions o;
+            o.backend = backend_;
+            std::unique_ptr<Model> m = Model::load(ref.checkpoint.toStdString(), o);
+            auto r = std::make_unique<SequenceRegressor>(*m);  // Error when it is not a regression checkpoint
+            regressorModel_ = std::move(m);
+            regressor_ = std::move(r);
+            regressorDir_ = ref.checkpoint;
+        }
+        return *regressor_;
+    }
+    if (!ref.probe) throw Error("no activity predictor was chosen");
+    if (!model_) throw Error("no model is loaded: open the model the predictor was fitted on first");
+    holder = std::make_unique<ProbePredictor>(*model_, *ref.probe);
+    return *holder;
+}
+
+void EngineWorker::loadCheckpointPredictor(quint64 requestId, const QString& dir) {
     if (isAnalysisCancelled(requestId, false)) return emit analysisCancelled(requestId);
     try {
-        ProbePredictor predictor(*model_, *probe);
+        std::unique_ptr<ProbePredictor> unused;
+        SequenceRegressor& r = static_cast<SequenceRegressor&>(activityPredictor(PredictorRef{nullptr, dir}, unused));
+        StoredPredictor p;
+        const std::filesystem::path path = dir.toStdString();
+        // The recipes save to OUTPUT/best_model: named by OUTPUT then.
+        p.name = QString::fromStdString(path.filename() == "best_model" && path.has_parent_path() ? path.parent_path().filename().string()
+                                                                                                   : path.filename().string());
+        p.checkpoint = dir;
+        for (const std::string& o : r.outputs()) p.labels << QString::fromStdString(o);
+        const RegressionRecipe& recipe = r.recipe();
+        QStringList units;
+        for (size_t k = 0; k < recipe.unscale.size(); ++k)
+            if (recipe.unscale[k]) units << QString::fromStdString(recipe.unscale[k]->target);
+        p.note = recipe.file.empty()
+                     ? tr("No run_config.json beside it or above: the outputs as the checkpoint gives them (scaled), <dna>SEQUENCE</dna>, "
+                          "forward strand.")
+                     : tr("Its recipe %1: %2, %3%4.")
+                           .arg(QString::fromStdString(recipe.file.string()), QString::fromStdString(recipe.dna_mode),
+                                recipe.rc_average ? tr("averaged with the reverse complement") : tr("forward strand"),
+                                units.isEmpty() ? QString() : tr(", in the measured units of %1").arg(units.join(QStringLiteral(", "))));
+        emit checkpointPredictorLoaded(requestId, p);
+    } catch (const std::exception& e) {
+        emit analysisFailed(requestId, QString::fromUtf8(e.what()));
+    }
+}
+
+void EngineWorker::predictSequences(quint64 requestId, const PredictorRef& ref, const QList<QByteArray>& sequences) {
+    if (!model_ && ref.checkpoint.isEmpty())
+        return emit analysisFailed(requestId, tr("No model is loaded: open the model the predictor was fitted on first."));
+    if (isAnalysisCancelled(requestId, false)) return emit analysisCancelled(requestId);
+    try {
+        std::unique_ptr<ProbePredictor> fitted;
+        ActivityPredictor& predictor = activityPredictor(ref, fitted);
         std::vector<std::string> seqs, names;
         for (qsizetype i = 0; i < sequences.size(); ++i) {
             seqs.push_back(sequences[i].toStdString());

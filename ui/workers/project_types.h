@@ -10,6 +10,7 @@
 #include <QMetaType>
 #include <QPair>
 #include <QString>
+#include <QStringList>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -33,13 +34,38 @@ using DesignPredictionList = QList<std::vector<carbon::storage::DesignPrediction
 // A fitted predictor as it crosses threads (the engine's, shared: never copied).
 using ProbePtr = std::shared_ptr<const carbon::Probe>;
 
-// A predictor stored in the project, read on the project store's thread (runs::probe_of): the
-// predictor, or why its stored definition could not be read (a project is someone else's file too).
+// Which activity predictor an engine call uses: a fitted one (over the loaded model's embeddings)
+// or a fine-tuned checkpoint (its folder; the engine loads it once and keeps it).
+struct PredictorRef {
+    ProbePtr probe;
+    QString checkpoint;
+    bool active() const { return probe != nullptr || !checkpoint.isEmpty(); }
+};
+
+// An activity predictor the window offers: one fitted to measurements and stored in the project
+// (read on the project store's thread, runs::probe_of: the predictor, or why its stored definition
+// could not be read, a project being someone else's file too), or a fine-tuned sequence-regression
+// checkpoint loaded for this session (its folder, its outputs, what its recipe file says).
 struct StoredPredictor {
     qint64 id = 0;
     QString name;
-    ProbePtr probe;  // null when unreadable
+    ProbePtr probe;  // null when unreadable, and for a checkpoint
     QString error;
+    QString checkpoint;   // a fine-tuned checkpoint's folder; empty for a fitted predictor
+    QStringList labels;   // a checkpoint's outputs (id2label)
+    QString note;         // a checkpoint's recipe in words (run_config.json followed, units)
+    bool usable() const { return probe != nullptr || !checkpoint.isEmpty(); }
+    PredictorRef ref() const { return {probe, checkpoint}; }
+    QStringList outputs() const {
+        if (!probe) return labels;
+        QStringList out;
+        for (const carbon::ProbeCondition& c : probe->conditions) out << QString::fromStdString(c.name);
+        return out;
+    }
+    // Output k's held-out accuracy in words; empty for a checkpoint (its recipe's test figures are not in it).
+    QString heldOut(int k) const {
+        return probe && k >= 0 && size_t(k) < probe->conditions.size() ? QString::fromStdString(probe->held_out(size_t(k))) : QString();
+    }
 };
 
 // What the Generation panel's objective section asks of a Run: with no probe, a plain generation.
@@ -52,14 +78,16 @@ struct StoredPredictor {
 struct ObjectiveOrder {
     enum class Optimiser { Rank, Evolve };
     ProbePtr probe;
-    QString predictor;  // the predictor's name, stored with the run and each design's values
+    QString checkpoint;  // or a fine-tuned checkpoint's folder
+    QString predictor;   // the predictor's name, stored with the run and each design's values
     QString objective;
     Optimiser optimiser = Optimiser::Rank;
     int keep = 0;
     double plausibility = 0;
     int budget = 10, rounds = 0, proposals = 0;
-    bool active() const { return probe != nullptr; }
+    bool active() const { return probe != nullptr || !checkpoint.isEmpty(); }
     bool evolves() const { return active() && optimiser == Optimiser::Evolve; }
+    PredictorRef ref() const { return {probe, checkpoint}; }
 };
 
 // A measurement table read for fitting, its rows' sequences resolved (from the table itself, or

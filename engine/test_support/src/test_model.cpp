@@ -99,7 +99,10 @@ std::vector<Spec> tensor_specs(const ModelConfig& c) {
         s.push_back({p + "mlp.down_proj.weight", {H, F}, in_f * resid});
     }
     s.push_back({"model.norm.weight", {H}, 0.1, 1.0});
-    if (!c.tie_word_embeddings) s.push_back({"lm_head.weight", {V, H}, 2.5 * in_h});
+    if (c.sequence_head())
+        s.push_back({"score.weight", {int64_t(c.labels.size()), H}, in_h});
+    else if (!c.tie_word_embeddings)
+        s.push_back({"lm_head.weight", {V, H}, 2.5 * in_h});
     return s;
 }
 
@@ -116,7 +119,18 @@ std::string header_bytes(const json& header) {
 
 json config_json(const ModelConfig& c, const TestModelOptions& o, int32_t eos_id) {
     json j;
-    j["architectures"] = {"LlamaForCausalLM"};
+    j["architectures"] = {c.sequence_head() ? "LlamaForSequenceClassification" : "LlamaForCausalLM"};
+    if (c.sequence_head()) {
+        j["problem_type"] = c.problem_type;
+        j["num_labels"] = c.labels.size();
+        json id2label = json::object(), label2id = json::object();
+        for (size_t i = 0; i < c.labels.size(); ++i) {
+            id2label[std::to_string(i)] = c.labels[i];
+            label2id[c.labels[i]] = i;
+        }
+        j["id2label"] = id2label;
+        j["label2id"] = label2id;
+    }
     j["model_type"] = "llama";
     j["vocab_size"] = c.vocab_size;
     j["hidden_size"] = c.hidden_size;
@@ -200,6 +214,11 @@ ModelConfig test_model_config(const TestModelOptions& o) {
     if (o.head_dim) c.head_dim = *o.head_dim;
     if (o.max_position) c.max_position_embeddings = *o.max_position;
     if (o.tie) c.tie_word_embeddings = *o.tie;
+    if (!o.regression_labels.empty()) {
+        c.architectures = {"LlamaForSequenceClassification"};
+        c.labels = o.regression_labels;
+        c.problem_type = "regression";
+    }
     if (o.rope_theta > 0) c.rope_theta = o.rope_theta;
     if (o.compact_vocab) c.vocab_size = 6144;
     for (int v : {c.num_hidden_layers, c.hidden_size, c.intermediate_size, c.num_attention_heads, c.num_key_value_heads,

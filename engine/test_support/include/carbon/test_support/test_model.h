@@ -26,6 +26,10 @@ struct TestModelOptions {
     bool compact_vocab = false;    // DNA tokens right after a small text vocabulary (vocab ~ 6k)
     bool list_kmers = false;       // list the 6-mers as added tokens instead of relying on the layout rule
     bool rope_parameters_form = false;  // write transformers-5 "rope_parameters" instead of rope_theta/rope_scaling
+    // Non-empty: a sequence-regression checkpoint as LlamaForSequenceClassification.save_pretrained
+    // writes one (problem_type "regression", id2label these labels, a random `score.weight`
+    // [labels, hidden] and no lm_head), as Carbon's fine-tuning recipes make them.
+    std::vector<std::string> regression_labels;
 };
 
 // The preset's config (sizes, heads, rope), with options applied; vocab_size and dtype filled.
