@@ -94,7 +94,7 @@ private slots:
         w.generation()->runGeneration();
         QVERIFY(QTest::qWaitFor([&] { return !w.generation()->isGenerating(); }, 120000));
         QTRY_COMPARE_WITH_TIMEOUT(stored.count(), 1, 20000);
-        QVERIFY2(w.generation()->panel()->message().contains(QStringLiteral("evolved by K562 of predictor mpra")),
+        QVERIFY2(w.generation()->panel()->message().contains(QStringLiteral("evolved by K562 of predictor 'mpra' in lab.carbon")),
                  qPrintable(w.generation()->panel()->message()));
 
         // The engine's evolve() on the same start, context, constraints and predictor.
@@ -172,7 +172,7 @@ private slots:
         QCOMPARE(run.kind, std::string("evolve"));
         QCOMPARE(run.setting("region_start").value_or(""), std::string("100"));
         QCOMPARE(run.setting("region_length").value_or(""), std::string("30"));
-        QCOMPARE(run.setting("predictor").value_or(""), std::string("mpra"));
+        QCOMPARE(run.setting("predictor").value_or(""), std::string("'mpra' in lab.carbon"));
         QCOMPARE(run.setting("objective").value_or(""), std::string("K562"));
         const std::vector<carbon::storage::DesignRecord> designs = p->list_designs(run.id);
         QCOMPARE(int(designs.size()), rounds);

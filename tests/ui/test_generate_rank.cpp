@@ -72,6 +72,31 @@ private slots:
         ui_test::storeFittedPredictor(project_, model_, tmp_.filePath(QStringLiteral("mpra.tsv")), "mpra");
     }
 
+    void offersOnlyObjectivesTheSyntaxCanHold() {
+        // A condition named with '-' (SK-N-SH) cannot be a MinGap target ('-' separates the
+        // off-targets): offered as a value, not as a MinGap, and nothing throws.
+        auto probe = std::make_shared<carbon::Probe>();
+        for (const char* n : {"K562", "SK-N-SH"}) {
+            carbon::ProbeCondition c;
+            c.name = n;
+            probe->conditions.push_back(c);
+        }
+        StoredPredictor p;
+        p.name = QStringLiteral("mpra");
+        p.probe = probe;
+        ObjectiveSection o;
+        o.setPredictors({p});
+        QStringList offered;
+        for (int i = 0; i < o.objectiveCombo()->count(); ++i) offered << o.objectiveCombo()->itemText(i);
+        QCOMPARE(offered, (QStringList{QStringLiteral("K562"), QStringLiteral("SK-N-SH"), QStringLiteral("mingap:K562")}));
+        o.setChecked(true);
+        o.objectiveCombo()->setEditText(QStringLiteral("sum:SK-N-SH=1,K562=-1"));
+        ObjectiveOrder order;
+        QString error;
+        QVERIFY2(o.order(order, error), qPrintable(error));
+        QCOMPARE(order.objective, QStringLiteral("sum:SK-N-SH=1,K562=-1"));
+    }
+
     void refusesWhatCannotRank() {
         MainWindow w;
         ObjectiveSection* o = w.generation()->panel()->objective();
@@ -167,7 +192,7 @@ private slots:
             const double shown = table->index(before + 8 + k, k562).data(DesignTableModel::SortRole).toDouble();
             QVERIFY(near(shown, want.values[best[size_t(k)]][0]));
             QCOMPARE(row.predictions.size(), size_t(2));
-            QCOMPARE(QString::fromStdString(row.predictions[0].predictor), QStringLiteral("mpra"));
+            QCOMPARE(QString::fromStdString(row.predictions[0].predictor), QStringLiteral("'mpra' in lab.carbon"));
             QVERIFY(row.designId != 0);
         }
 
@@ -182,7 +207,7 @@ private slots:
                 if (k == key) return v;
             return std::string();
         };
-        QCOMPARE(setting("ranked_by"), std::string("mpra"));
+        QCOMPARE(setting("ranked_by"), std::string("'mpra' in lab.carbon"));  // as Predict Designs names it
         QCOMPARE(setting("objective"), std::string("mingap:K562"));
         QCOMPARE(setting("proposed"), std::string("8"));
         QCOMPARE(setting("kept"), std::string("3"));

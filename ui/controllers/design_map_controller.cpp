@@ -73,6 +73,7 @@ DesignMapController::DesignMapController(WorkerThread<EngineWorker>* engine, Mod
             points << p;
         }
         embeddings_ = m->embeddings;
+        clusters_ = 0;
         view_->setMap(points, outputs, m->map.explained_ratio, m->embedding);
         view_->setSelectedRows(designs_->view()->selectedSourceRows());
         finish(tr("Mapped %n design(s).", nullptr, int(points.size())), int(points.size()));
@@ -85,6 +86,7 @@ DesignMapController::DesignMapController(WorkerThread<EngineWorker>* engine, Mod
     });
     connect(worker, &EngineWorker::analysisFailed, this, [this](quint64 id, const QString& error) {
         if (id == run_ && run_) finish(tr("Mapping failed: %1").arg(error), 0);
+        if (id == clusters_ && clusters_) view_->setMessage(tr("Clustering failed: %1").arg(error));
     });
 }
 
@@ -103,6 +105,7 @@ void DesignMapController::mapDesigns() {
     QList<QByteArray> sequences;
     for (int r : rows) sequences << QByteArray::fromStdString(table->row(r).design.bases);
     rows_ = rows;
+    clusters_ = 0;  // a re-clustering of the map before is not this map's
     run_ = nextAnalysisId();
     view_->setRunning(true);
     view_->setMessage(tr("Embedding %n design(s)…", nullptr, int(rows.size())));
@@ -128,6 +131,7 @@ void DesignMapController::invalidate() {
     if (view_->pointCount() == 0) return;
     embeddings_.reset();
     rows_.clear();
+    clusters_ = 0;
     view_->clear(tr("The designs table changed: Map Designs again to map the designs it lists now."));
 }
 

@@ -98,6 +98,8 @@ void GenerationController::runGeneration() {
     if (!panel_->buildRequest(request, error)) return refuse(error);
     ObjectiveOrder ranking;  // generate and rank, when the objective section is ticked
     if (!panel_->objective()->order(ranking, error)) return refuse(error);
+    if (ranking.active())  // named as Predict Designs names it, in the run and with each design's values
+        ranking.predictor = predictorIdentity(ranking.predictor, ranking.checkpoint, project_->isOpen() ? project_->path() : QString());
     if (!models_->isReady() && models_->isLoading()) {
         // F5 while the model loads (at start, or just after Open Model Folder): the run waits for it.
         waitingForModel_ = true;
@@ -137,7 +139,7 @@ void GenerationController::runGeneration() {
     // Latest request wins: cancel whatever is still running or queued, then send the new one.
     engine_->worker()->cancel(currentRequest_);
     ++currentRequest_;
-    pending.number = quint64(nextRunNumber_);
+    pending.number = quint64(nextRunNumber_++);  // taken now: a run started after this one is the next
     pendingRuns_.insert(currentRequest_, pending);
     running_ = true;
     designsThisRun_ = 0;
@@ -186,6 +188,7 @@ void GenerationController::onConfirmationNeeded(quint64 id, const DesignRequest&
     if (id != currentRequest_ || !running_) return;
     if (!yes) {
         pendingRuns_.remove(id);
+        giveBackNumber(number);
         running_ = false;
         panel_->setRunning(false);
         const QString text = tr("Run %1 not started: %2, and you chose not to start it.").arg(number).arg(plan);
@@ -365,8 +368,15 @@ void GenerationController::onFinished(quint64 id, bool cancelled, const QStringL
     running_ = false;
     panel_->setRunning(false);
     emit lastRunRateChanged();
+    if (cancelled) {
+        giveBackNumber(number);
+        // A ranked run cancelled: the proposals shown were never ranked, and go with it.
+        if (currentRanking_.active() && !currentRanking_.evolves()) designs_->model()->replaceRun(number, {});
+    }
     QString text = cancelled ? tr("Run %1 cancelled: nothing of it is stored, and the next run takes its number.").arg(number)
                              : tr("Run %1: %2 design(s).").arg(number).arg(designsThisRun_);
+    if (cancelled && currentRanking_.active() && !currentRanking_.evolves())
+        text += QLatin1Char(' ') + tr("Its proposals were not ranked, so they are not in the designs table.");
     if (!notices.isEmpty()) text += QLatin1Char('\n') + notices.join(QLatin1Char('\n'));
     panel_->setMessage(text);
     services_->runLog()->runFinished(number, cancelled, designsThisRun_, notices);
@@ -377,11 +387,17 @@ void GenerationController::onFailed(quint64 id, const QString& error) {
     if (id != currentRequest_) return;
     running_ = false;
     panel_->setRunning(false);
+    giveBackNumber(number);
     panel_->setMessage(error, true);
     services_->runLog()->runFailed(number, error);
     // Where the user looks: F5 works from anywhere, so the panel is brought forward and the bar says it too.
     services_->raiseDock(QStringLiteral("generationDock"));
     services_->messageBar()->showError(tr("Run %1: %2").arg(number).arg(error));
+}
+
+void GenerationController::giveBackNumber(quint64 number) {
+    // Nothing of the run is stored: the next run takes its number, unless one started after it.
+    if (nextRunNumber_ == qint64(number) + 1) nextRunNumber_ = qint64(number);
 }
 
 void GenerationController::onRunStored(quint64 number, const carbon::storage::Run& run,

@@ -87,6 +87,7 @@ private:
     void openRound(quint64 run, int round);
     void onRunStored(quint64 number, const carbon::storage::Run& run, const QList<carbon::storage::DesignRecord>& designs);
     void syncTemplateFromRegions();
+    void giveBackNumber(quint64 number);  // a run that stored nothing: its number is free again
     DesignRow rowFor(const RunToStore& placement, const carbon::Design& design) const;  // a row of the designs table
 
     SequenceDocument* doc_;

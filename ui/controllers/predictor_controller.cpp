@@ -2,6 +2,7 @@
 #include "predictor_controller.h"
 
 #include <QFileInfo>
+#include <algorithm>
 #include <QMenu>
 
 #include "controllers/designs_controller.h"
@@ -25,10 +26,10 @@ PredictorController::PredictorController(WorkerThread<EngineWorker>* engine, Mod
     connect(panel_, &PredictorPanel::predictRequested, this, &PredictorController::predictDesigns);
     connect(panel_, &PredictorPanel::loadCheckpointRequested, this, [this] { loadCheckpoint(); });
     connect(project_, &ProjectController::snapshotOpened, this, [this](const ProjectSnapshot& snap) {
-        panel_->setPredictors(snap.predictors + checkpoints_, tr("Predictors of %1").arg(QFileInfo(snap.path).fileName()));
+        panel_->setPredictors(withCheckpoints(snap.predictors), tr("Predictors of %1").arg(QFileInfo(snap.path).fileName()));
     });
     connect(project_, &ProjectController::projectClosed, this, [this] {
-        panel_->setPredictors(checkpoints_, tr("No project is open: a predictor fitted now is kept until the window closes."));
+        panel_->setPredictors(withCheckpoints({}), tr("No project is open: a predictor fitted now is kept until the window closes."));
     });
 
     // Fit: project store (the table, names resolved) -> engine (embed, fit) -> project store (stored).
@@ -123,19 +124,39 @@ PredictorController::PredictorController(WorkerThread<EngineWorker>* engine, Mod
         designs_->model()->setPredictions(rows, predictions);
         rows_ = rows;
         const int n = int(predictions.size());
+        const QString left = requested_ > n ? tr(" %n design(s) left the table while it ran and got no values.", nullptr, requested_ - n)
+                                            : QString();
         if (storedIds.isEmpty() || !project_->isOpen())
             return endPrediction(tr("Predicted %n design(s) with '%1'; none is stored in a project, so the values stay in the table.", nullptr, n)
-                                     .arg(predictor_),
+                                         .arg(predictor_) + left,
                                  n, false);
+        skippedNote_ = left;
         panel_->setMessage(tr("Storing the predictions of %n design(s)…", nullptr, int(storedIds.size())));
         store_->post([id, storedIds, storedPredictions](ProjectStore* s) { s->storeDesignPredictions(id, storedIds, storedPredictions); });
     });
     connect(store, &ProjectStore::designPredictionsStored, this, [this](quint64 token, qint64 stored) {
         if (token != run_ || !predicting_) return;
         endPrediction(tr("Predicted %n design(s) with '%1'; stored with the designs.", nullptr, int(rows_.size())).arg(predictor_) +
-                          (stored < rows_.size() ? tr(" (%1 of them not yet stored: their values stay in the table)").arg(rows_.size() - stored) : QString()),
+                          (stored < rows_.size() ? tr(" (%1 of them not yet stored: their values stay in the table)").arg(rows_.size() - stored) : QString()) +
+                          skippedNote_,
                       int(rows_.size()), true);
     });
+}
+
+QList<StoredPredictor> PredictorController::withCheckpoints(const QList<StoredPredictor>& project) const {
+    // The session's checkpoints after the project's predictors; one whose name the project uses is
+    // listed as "NAME (checkpoint)", so that every name listed is one predictor.
+    QList<StoredPredictor> all = project;
+    for (StoredPredictor c : checkpoints_) {
+        auto taken = [&](const QString& name) {
+            return std::any_of(all.begin(), all.end(), [&](const StoredPredictor& p) { return p.name == name; });
+        };
+        const QString base = c.name;
+        if (taken(c.name)) c.name = tr("%1 (checkpoint)").arg(base);
+        for (int k = 2; taken(c.name); ++k) c.name = tr("%1 (checkpoint %2)").arg(base).arg(k);
+        all << c;
+    }
+    return all;
 }
 
 void PredictorController::addActions(QMenu* menu) {
@@ -212,6 +233,7 @@ void PredictorController::predictDesigns() {
     if (rows.isEmpty()) return panel_->setMessage(tr("The Designs table is empty: generate or open designs first."));
     QList<QByteArray> bases;
     sent_.clear();
+    requested_ = int(rows.size());
     for (int r : rows) {
         bases.append(QByteArray::fromStdString(table->row(r).design.bases));
         sent_.push_back(table->row(r).design.bases);
@@ -219,9 +241,7 @@ void PredictorController::predictDesigns() {
     run_ = nextAnalysisId();
     predicting_ = true;
     rows_ = rows;
-    predictor_ = !p->checkpoint.isEmpty() ? p->checkpoint
-                 : project_->isOpen()      ? tr("'%1' in %2").arg(p->name, QFileInfo(project_->path()).fileName())
-                                           : p->name;
+    predictor_ = predictorIdentity(p->name, p->checkpoint, project_->isOpen() ? project_->path() : QString());
     outputs_ = p->outputs();
     heldOut_.clear();
     for (qsizetype c = 0; c < outputs_.size(); ++c) heldOut_.push_back(p->heldOut(int(c)).toStdString());

@@ -64,6 +64,7 @@ private:
     void endPrediction(const QString& text, int count, bool stored);
     void endLoad(const QString& text);
     QString freeName(const QString& wanted) const;
+    QList<StoredPredictor> withCheckpoints(const QList<StoredPredictor>& project) const;
 
     WorkerThread<EngineWorker>* engine_;
     WorkerThread<ProjectStore>* store_;
@@ -76,7 +77,9 @@ private:
     quint64 run_ = 0;  // the fit or prediction in progress (an analysis id); 0 when none
     bool predicting_ = false;  // run_ predicts designs (else it fits)
     bool loading_ = false;     // run_ loads a checkpoint
-    QList<StoredPredictor> checkpoints_;  // fine-tuned checkpoints loaded this session, listed with every project's
+    QList<StoredPredictor> checkpoints_;
+    int requested_ = 0;    // designs sent to be predicted
+    QString skippedNote_;  // what the final message adds about designs that left the table  // fine-tuned checkpoints loaded this session, listed with every project's
     QList<int> rows_;          // the designs table's rows being predicted
     QString predictor_;        // the predictor predicting them, as stored with the values
     QStringList outputs_;

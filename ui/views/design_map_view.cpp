@@ -10,6 +10,7 @@
 #include <QScatterSeries>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -107,6 +108,10 @@ void DesignMapView::setMap(const QList<Point>& points, const QStringList& output
     const QString was = colour_->currentText();
     points_ = points;
     outputs_ = outputs;
+    rangeOf_ = -1;
+    runIndex_.clear();  // runs in order of first appearance
+    for (const Point& p : points_)
+        if (!runIndex_.contains(p.run)) runIndex_.insert(p.run, int(runIndex_.size()));
     explained_ = explained;
     embedding_ = embedding;
     {
@@ -153,23 +158,21 @@ QColor DesignMapView::colourOf(int point) const {
     if (point < 0 || point >= points_.size()) return {};
     const int mode = colour_->currentData().toInt();
     const Point& p = points_[point];
-    if (mode == int(Colouring::Run)) {
-        QList<quint64> runs;  // in order of first appearance
-        for (const Point& q : points_)
-            if (!runs.contains(q.run)) runs << q.run;
-        return categorical(int(runs.indexOf(p.run)));
-    }
+    if (mode == int(Colouring::Run)) return categorical(runIndex_.value(p.run));
     if (mode == int(Colouring::Cluster)) return categorical(p.cluster);
     const int k = mode - int(Colouring::Output);
-    double lo = 0, hi = 0;
-    bool any = false;
-    for (const Point& q : points_) {
-        if (k >= q.values.size() || !std::isfinite(q.values[k])) continue;
-        lo = any ? std::min(lo, q.values[k]) : q.values[k];
-        hi = any ? std::max(hi, q.values[k]) : q.values[k];
-        any = true;
+    if (rangeOf_ != k) {  // the output's range over the map, once per output chosen
+        bool any = false;
+        for (const Point& q : points_) {
+            if (k >= q.values.size() || !std::isfinite(q.values[k])) continue;
+            range_[0] = any ? std::min(range_[0], q.values[k]) : q.values[k];
+            range_[1] = any ? std::max(range_[1], q.values[k]) : q.values[k];
+            any = true;
+        }
+        rangeOf_ = k;
     }
     if (k >= p.values.size() || !std::isfinite(p.values[k])) return QColor(0xa0, 0xa0, 0xa0);  // not predicted: grey
+    const double lo = range_[0], hi = range_[1];
     return ramp(hi > lo ? (p.values[k] - lo) / (hi - lo) : 0.5);
 }
 
@@ -220,7 +223,8 @@ void DesignMapView::redraw() {
             const double e = std::hypot(p.x - at.x(), p.y - at.y());
             if (e < d) d = e, best = p.row;
         }
-        if (best >= 0) emit rowsClicked({best});
+        // Later, not now: selecting the row redraws the map, which deletes the series emitting this.
+        if (best >= 0) QTimer::singleShot(0, this, [this, best] { emit rowsClicked({best}); });
     });
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QChartView>
+#include <QHash>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -65,6 +66,9 @@ private:
     void redraw();
 
     QList<Point> points_;
+    QHash<quint64, int> runIndex_;  // each run's colour
+    mutable int rangeOf_ = -1;      // the output whose range range_ holds (-1: none yet)
+    mutable std::array<double, 2> range_{0, 0};
     QStringList outputs_;
     QList<int> selected_;
     QLabel* heading_;

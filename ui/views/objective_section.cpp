@@ -140,10 +140,15 @@ void ObjectiveSection::showPredictor() {
     for (const std::string& n : names) objective_->addItem(QString::fromStdString(n));
     if (names.size() > 1)
         for (const std::string& n : names) {
+            // A name the MinGap syntax cannot hold (SK-N-SH: '-' separates the off-targets) is not
+            // offered as a MinGap; the user can still type sum:... for it.
             const QString spec = QStringLiteral("mingap:") + QString::fromStdString(n);
-            objective_->addItem(spec);
-            const carbon::Objective o = carbon::Objective::parse(spec.toStdString(), names, "objective");
-            objective_->setItemData(objective_->count() - 1, QString::fromStdString(o.describe(names)), Qt::ToolTipRole);
+            try {
+                const carbon::Objective o = carbon::Objective::parse(spec.toStdString(), names, "objective");
+                objective_->addItem(spec);
+                objective_->setItemData(objective_->count() - 1, QString::fromStdString(o.describe(names)), Qt::ToolTipRole);
+            } catch (const std::exception&) {
+            }
         }
     const int same = objective_->findText(typed);
     if (same >= 0) objective_->setCurrentIndex(same);

@@ -72,6 +72,7 @@ void EngineWorker::loadCheckpointPredictor(quint64 requestId, const QString& dir
     try {
         std::unique_ptr<ProbePredictor> unused;
         SequenceRegressor& r = static_cast<SequenceRegressor&>(activityPredictor(PredictorRef{nullptr, dir}, unused));
+        if (isAnalysisCancelled(requestId, false)) return emit analysisCancelled(requestId);  // cancelled while it loaded
         StoredPredictor p;
         const std::filesystem::path path = dir.toStdString();
         // The recipes save to OUTPUT/best_model: named by OUTPUT then.
@@ -145,8 +146,12 @@ void EngineWorker::mapDesigns(quint64 requestId, const QList<QByteArray>& sequen
 
 void EngineWorker::clusterDesigns(quint64 requestId, const EmbeddingsPtr& embeddings, int k) {
     if (isAnalysisCancelled(requestId, false)) return emit analysisCancelled(requestId);
-    const Clustering c = cluster_designs(*embeddings, size_t(std::max(1, k)));
-    emit designsClustered(requestId, QList<int>(c.cluster.begin(), c.cluster.end()));
+    try {
+        const Clustering c = cluster_designs(*embeddings, size_t(std::max(1, k)));
+        emit designsClustered(requestId, QList<int>(c.cluster.begin(), c.cluster.end()));
+    } catch (const std::exception& e) {
+        emit analysisFailed(requestId, QString::fromUtf8(e.what()));
+    }
 }
 
 }  // namespace carbon::ui

@@ -68,6 +68,16 @@ struct StoredPredictor {
     }
 };
 
+// How runs and stored predictions name a predictor, the same from every path (Predict Designs,
+// generate and rank, evolve): a checkpoint by its folder; a fitted one as "'NAME' in FILE.carbon"
+// when a project is open (`projectPath`), else by its name.
+inline QString predictorIdentity(const QString& name, const QString& checkpoint, const QString& projectPath) {
+    if (!checkpoint.isEmpty()) return checkpoint;
+    if (projectPath.isEmpty()) return name;
+    const qsizetype slash = projectPath.lastIndexOf(QLatin1Char('/'));
+    return QStringLiteral("'%1' in %2").arg(name, slash < 0 ? projectPath : projectPath.mid(slash + 1));
+}
+
 // What the Generation panel's objective section asks of a Run: with no probe, a plain generation.
 // Rank: the run's designs predicted by `probe` and ranked by `objective` (Objective::parse syntax),
 // the best `keep` kept (0: all), `plausibility` x design_logp added (runs::rank_by_objective).

@@ -56,11 +56,13 @@ void orthonormalise(std::vector<double>& Q, size_t m, size_t p) {
 void jacobi_eigen(std::vector<double> T, size_t p, std::vector<double>& values, std::vector<double>& V) {
     V.assign(p * p, 0.0);
     for (size_t i = 0; i < p; ++i) V[i * p + i] = 1.0;
+    double norm = 0;
+    for (double t : T) norm += t * t;
     for (int sweep = 0; sweep < 100; ++sweep) {
         double off = 0;
         for (size_t i = 0; i < p; ++i)
             for (size_t j = i + 1; j < p; ++j) off += T[i * p + j] * T[i * p + j];
-        if (off < 1e-300) break;
+        if (off <= 1e-32 * norm || off < 1e-300) break;  // off-diagonal at rounding level
         for (size_t a = 0; a < p; ++a)
             for (size_t b = a + 1; b < p; ++b) {
                 const double tab = T[a * p + b];
@@ -100,13 +102,15 @@ void jacobi_eigen(std::vector<double> T, size_t p, std::vector<double>& values, 
 // The two leading eigenpairs of the m x m symmetric positive semi-definite S.
 void top_two(const std::vector<double>& S, size_t m, std::array<double, 2>& lambda, std::array<std::vector<double>, 2>& vec) {
     const size_t p = std::min<size_t>(m, 12);  // oversampled block: converges as (lambda_13 / lambda_2)^iterations
-    std::vector<double> Q(m * p), Z, values, V;
+    std::vector<double> Q(m * p), Z, values, V, SQ;
     SplitMix64 rng{0x5eed};
     for (double& q : Q) q = rng.uniform() - 0.5;
     orthonormalise(Q, m, p);
-    std::array<double, 2> last{-1, -1};
+    symm_times(S, m, Q, p, Z);
+    double scale_S = 0;  // |S|_F: residuals are measured against it
+    for (double v : S) scale_S += v * v;
+    scale_S = std::sqrt(scale_S);
     for (int it = 0; it < 2000; ++it) {
-        symm_times(S, m, Q, p, Z);
         orthonormalise(Z, m, p);
         // Rayleigh-Ritz: T = Z^T S Z, rotated to its eigenvectors.
         std::vector<double> SZ;
@@ -121,17 +125,27 @@ void top_two(const std::vector<double>& S, size_t m, std::array<double, 2>& lamb
         for (size_t a = 0; a < p; ++a)
             for (size_t b = a + 1; b < p; ++b) T[a * p + b] = T[b * p + a] = 0.5 * (T[a * p + b] + T[b * p + a]);
         jacobi_eigen(T, p, values, V);
+        // Q = Z V, and S Q = (S Z) V without another product with S.
         Q.assign(m * p, 0.0);
+        SQ.assign(m * p, 0.0);
         for (size_t j = 0; j < p; ++j)
             for (size_t i = 0; i < p; ++i) {
                 const double w = V[i * p + j];
-                for (size_t k = 0; k < m; ++k) Q[j * m + k] += w * Z[i * m + k];
+                for (size_t k = 0; k < m; ++k) {
+                    Q[j * m + k] += w * Z[i * m + k];
+                    SQ[j * m + k] += w * SZ[i * m + k];
+                }
             }
-        const double scale = std::max(std::abs(values[0]), 1e-300);
-        const bool settled = it > 2 && std::abs(values[0] - last[0]) <= 1e-15 * scale &&
-                             std::abs((p > 1 ? values[1] : 0) - last[1]) <= 1e-15 * scale;
-        last = {values[0], p > 1 ? values[1] : 0};
-        if (settled) break;
+        // Settled when the two leading Ritz pairs are eigenpairs to rounding: |S q - lambda q|
+        // at most 1e-12 |S|.
+        bool settled = true;
+        for (size_t c = 0; c < std::min<size_t>(2, p); ++c) {
+            double r = 0;
+            for (size_t k = 0; k < m; ++k) r += (SQ[c * m + k] - values[c] * Q[c * m + k]) * (SQ[c * m + k] - values[c] * Q[c * m + k]);
+            settled = settled && std::sqrt(r) <= 1e-12 * scale_S;
+        }
+        if (settled || scale_S == 0) break;
+        Z = SQ;
     }
     lambda = {std::max(0.0, values[0]), p > 1 ? std::max(0.0, values[1]) : 0.0};
     for (size_t c = 0; c < 2; ++c) {
@@ -159,11 +173,13 @@ DesignMap project_designs(const Embeddings& e) {
     const size_t n = d ? e.values.size() / d : 0;
     if (n < 2 || d == 0) throw Error("a map of designs needs at least 2 embedded designs (has " + std::to_string(n) + ")");
     const std::vector<double> x = centred(e, n);
-    double total = 0;
+    double total = 0, raw = 0;
     for (double v : x) total += v * v;
+    for (size_t i = 0; i < n * d; ++i) raw += e.values[i] * e.values[i];
     DesignMap map;
     map.points.assign(n, {0.0, 0.0});
-    if (total <= 0) return map;  // every design the same
+    // Every design the same: what centring leaves is rounding, not variance.
+    if (total <= 1e-24 * raw || total <= 0) return map;
     std::array<double, 2> lambda{};
     std::array<std::vector<double>, 2> vec;
     std::array<std::vector<double>, 2> loading;  // per component: its direction in embedding space
@@ -237,7 +253,7 @@ Clustering cluster_designs(const Embeddings& e, size_t k, uint64_t seed) {
         for (double v : nearest) sum += v;
         if (sum <= 0) break;  // every row is a centre already
         double u = rng.uniform() * sum;
-        size_t pick = n - 1;
+        size_t pick = n;
         for (size_t i = 0; i < n; ++i) {
             if (u < nearest[i]) {
                 pick = i;
@@ -245,6 +261,12 @@ Clustering cluster_designs(const Embeddings& e, size_t k, uint64_t seed) {
             }
             u -= nearest[i];
         }
+        if (pick == n)  // rounding left u past the end: the last row not a centre yet
+            for (size_t i = n; i-- > 0;)
+                if (nearest[i] > 0) {
+                    pick = i;
+                    break;
+                }
         centres.insert(centres.end(), e.row(pick), e.row(pick) + d);
         const double* c = centres.data() + centres.size() - d;
         for (size_t i = 0; i < n; ++i) nearest[i] = std::min(nearest[i], dist2(e.row(i), c));
