@@ -165,6 +165,13 @@ private slots:
         QCOMPARE(table->rowCount(), rowsNow);
         QCOMPARE(stored.count(), 1);
 
+        // Another sequence opened: the dock no longer shows this one's rounds, and says so.
+        QVERIFY(view->roundCount() > 0);
+        w.document()->open(ui_test::randomBases(90, 4), {}, 0, QStringLiteral("other enhancer"));
+        QCOMPARE(view->roundCount(), 0);
+        QCOMPARE(view->run(), quint64(0));
+        QVERIFY2(view->heading().contains(QStringLiteral("other enhancer")), qPrintable(view->heading()));
+
         // Stored: an evolve run over the region, each round with the predictor's outputs.
         w.project()->closeProject();
         auto p = carbon::storage::Project::open(project_.toStdString(), {.create = false, .read_only = true});

@@ -48,6 +48,17 @@ GenerationController::GenerationController(SequenceDocument* doc, SequenceEditor
     evolution_ = new EvolutionView;
     evolutionDock_ = makeDock(evolution_, tr("Evolution"), "evolutionDock", Qt::BottomDockWidgetArea, false);
     connect(evolution_, &EvolutionView::openRound, this, &GenerationController::openRound);
+    // The dock describes one sequence's evolution: another sequence, or another project's designs,
+    // clear it rather than leave rounds the editor no longer holds.
+    connect(doc_, &SequenceDocument::opened, this, [this] {
+        if (evolution_->run() && !(evolutionSequence_ && evolutionSequence_ == doc_->storedId()))  // unstored: another one
+            evolution_->clear(tr("%1 is open; the evolution shown was of another sequence. Open a round of one of its evolution "
+                                 "runs in the Designs table to follow it here.")
+                                  .arg(doc_->displayName()));
+    });
+    connect(designs_->model(), &QAbstractItemModel::modelReset, this, [this] {
+        if (evolution_->run()) evolution_->clear(tr("The designs table changed: open a round of an evolution run to follow it here."));
+    });
     connect(worker, &EngineWorker::generated, this, &GenerationController::onGenerated);
     connect(worker, &EngineWorker::finished, this, &GenerationController::onFinished);
     connect(worker, &EngineWorker::failed, this, &GenerationController::onFailed);
@@ -294,8 +305,10 @@ void GenerationController::onEvolved(quint64 id, const EvolutionRunPtr& run) {
     }
     designs_->model()->replaceRun(placement.number, rows);
     designsThisRun_ = int(rows.size());
-    showEvolution(placement.number);
-    services_->raiseDock(QStringLiteral("evolutionDock"));
+    if (placement.sequenceId == doc_->storedId()) {  // still the sequence it evolved (else its rows are in the table)
+        showEvolution(placement.number);
+        services_->raiseDock(QStringLiteral("evolutionDock"));
+    }
     if (project_->isOpen()) {
         EvolutionToStore e;
         e.number = placement.number;
@@ -341,6 +354,7 @@ bool GenerationController::showEvolution(quint64 run) {
         rounds << r;
     }
     const DesignRow& start = *rows.front();
+    evolutionSequence_ = start.sequenceId;
     const double first = rounds.front().objective, last = rounds.back().objective;
     const QString where = start.sequenceId == doc_->storedId() ? doc_->displayName() : tr("another sequence");
     evolution_->showRun(run,

@@ -100,6 +100,7 @@ private:
     GenerationPanel* panel_;
     Dock dock_;
     EvolutionView* evolution_;
+    qint64 evolutionSequence_ = 0;  // the stored sequence whose evolution the dock shows
     Dock evolutionDock_;
     QAction* run_ = nullptr;
     QAction* cancel_ = nullptr;

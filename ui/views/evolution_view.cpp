@@ -51,11 +51,12 @@ EvolutionView::EvolutionView(QWidget* parent) : QWidget(parent) {
 
 QString EvolutionView::heading() const { return heading_->text(); }
 
-void EvolutionView::clear() {
+void EvolutionView::clear(const QString& why) {
     run_ = 0;
     rounds_.clear();
     plotted_ = 0;
-    heading_->setText(tr("No evolution yet: tick the Generation panel's objective, choose Evolve the design region and Run."));
+    heading_->setText(why.isEmpty() ? tr("No evolution yet: tick the Generation panel's objective, choose Evolve the design region and Run.")
+                                    : why);
     plot_->chart()->removeAllSeries();
     for (QAbstractAxis* a : plot_->chart()->axes()) {
         plot_->chart()->removeAxis(a);

@@ -31,7 +31,8 @@ public:
 
     // Run `run` (as the window numbers it), its heading naming the sequence and region.
     void showRun(quint64 run, const QString& heading, const QStringList& outputs, const QList<Round>& rounds);
-    void clear();
+    // Nothing shown; the heading says `why` (empty: how to make an evolution).
+    void clear(const QString& why = {});
     quint64 run() const { return run_; }
     QString heading() const;
     int roundCount() const { return int(rounds_.size()); }
