@@ -41,6 +41,10 @@ void registerEngineMetaTypes() {
 EngineWorker::EngineWorker(QObject* parent) : QObject(parent) { registerEngineMetaTypes(); }
 EngineWorker::~EngineWorker() = default;
 
+bool EngineWorker::runGoesOn(quint64 id) const {
+    return id > cancelledUpTo_.load() && !QThread::currentThread()->isInterruptionRequested();
+}
+
 void EngineWorker::cancel(quint64 upTo) {
     quint64 cur = cancelledUpTo_.load();
     while (cur < upTo && !cancelledUpTo_.compare_exchange_weak(cur, upTo)) {
@@ -150,15 +154,12 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
         emit finished(requestId, true, {});
         return;
     }
-    QElapsedTimer sinceSignal;
-    sinceSignal.start();
+    SignalThrottle throttle;
     GenerationCallbacks callbacks;
     callbacks.progress = [&](const GenerationProgress& p) {
-        if (p.bases_done == p.bases_total || sinceSignal.elapsed() >= 100) {
+        if (throttle.due(p.bases_done, p.bases_total))
             emit progress(requestId, qint64(p.bases_done), qint64(p.bases_total), p.bases_per_second);
-            sinceSignal.restart();
-        }
-        return requestId > cancelledUpTo_.load() && !QThread::currentThread()->isInterruptionRequested();
+        return runGoesOn(requestId);
     };
     callbacks.on_design = [&](const Design& d) { emit designReady(requestId, d); };
     runs::GenerationRunOptions options;
@@ -194,14 +195,10 @@ void EngineWorker::generate(quint64 requestId, const carbon::DesignRequest& requ
             rr.predictor_name = ranking.predictor.toStdString();
             rr.keep = size_t(std::max(0, ranking.keep));
             rr.plausibility_weight = ranking.plausibility;
-            QElapsedTimer sinceRank;
-            sinceRank.start();
+            SignalThrottle rankThrottle;
             const bool ranked = runs::rank_by_objective(*run, *ranker, *objective, rr, [&](size_t done, size_t total) {
-                if (done == total || sinceRank.elapsed() >= 100) {
-                    emit rankingProgress(requestId, qint64(done), qint64(total));
-                    sinceRank.restart();
-                }
-                return requestId > cancelledUpTo_.load() && !QThread::currentThread()->isInterruptionRequested();
+                if (rankThrottle.due(done, total)) emit rankingProgress(requestId, qint64(done), qint64(total));
+                return runGoesOn(requestId);
             });
             if (!ranked) r.cancelled = true;  // nothing of a run cancelled while ranking is kept
             else

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QMutex>
 #include <QSet>
 #include <atomic>
@@ -32,6 +33,21 @@ Q_DECLARE_METATYPE(carbon::DesignRequest)
 Q_DECLARE_METATYPE(carbon::Design)
 
 namespace carbon::ui {
+
+// Progress signals a few times a second at most: due() is true at the end (done == total) or when
+// 100 ms have passed since the last signal, and then starts the next 100 ms.
+class SignalThrottle {
+public:
+    SignalThrottle() { timer_.start(); }
+    bool due(size_t done, size_t total) {
+        if (done != total && timer_.elapsed() < 100) return false;
+        timer_.restart();
+        return true;
+    }
+
+private:
+    QElapsedTimer timer_;
+};
 
 // What the model panel shows about a loaded model (built on the worker, read on the GUI thread).
 struct ModelSummary {
@@ -171,6 +187,8 @@ private:
     // The progress callback for analysis request `id`: throttled signals, false once cancelled.
     carbon::ScoreProgress analysisCallback(quint64 id, bool isRescore);
     bool isAnalysisCancelled(quint64 id, bool isRescore);
+    // A run (generate, rank, evolve) goes on: not cancelled (cancel(upTo)) and the thread not stopping.
+    bool runGoesOn(quint64 id) const;
 
     ModelSummary summarize(const QString& dir, carbon::Model& model) const;
     // The predictor `ref` names: the fitted one over the loaded model (made in `holder`), or the

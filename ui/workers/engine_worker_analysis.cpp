@@ -41,13 +41,9 @@ ScoreOptions EngineWorker::scoreOptions() const {
 }
 
 ScoreProgress EngineWorker::analysisCallback(quint64 id, bool isRescore) {
-    auto timer = std::make_shared<QElapsedTimer>();
-    timer->start();
-    return [this, id, isRescore, timer](size_t done, size_t total) {
-        if (done == total || timer->elapsed() >= 100) {  // a few signals a second at most
-            emit analysisProgress(id, qint64(done), qint64(total));
-            timer->restart();
-        }
+    auto throttle = std::make_shared<SignalThrottle>();
+    return [this, id, isRescore, throttle](size_t done, size_t total) {
+        if (throttle->due(done, total)) emit analysisProgress(id, qint64(done), qint64(total));
         return !isAnalysisCancelled(id, isRescore);
     };
 }

@@ -1,6 +1,5 @@
 // EngineWorker::evolve: directed evolution of the design region on the engine thread, with the
 // engine's evolve() (what carbon-cli evolve runs) under the Generation panel's constraints.
-#include <QElapsedTimer>
 #include <QThread>
 #include <algorithm>
 #include <optional>
@@ -65,14 +64,10 @@ void EngineWorker::evolve(quint64 requestId, const DesignRequest& request, const
             plausible.emplace(*model_, dr.tags, order.plausibility);
             er.plausibility = &*plausible;
         }
-        QElapsedTimer sinceSignal;
-        sinceSignal.start();
+        SignalThrottle throttle;
         EvolutionResult r = carbon::evolve(predictor, objective, checker, er, [&](size_t round, size_t done, size_t total) {
-            if (done == total || sinceSignal.elapsed() >= 100) {
-                emit evolutionProgress(requestId, qint64(round), qint64(done), qint64(total));
-                sinceSignal.restart();
-            }
-            return requestId > cancelledUpTo_.load() && !QThread::currentThread()->isInterruptionRequested();
+            if (throttle.due(done, total)) emit evolutionProgress(requestId, qint64(round), qint64(done), qint64(total));
+            return runGoesOn(requestId);
         });
         if (r.cancelled) return emit finished(requestId, true, {});
         auto run = std::make_shared<EvolutionRun>();
