@@ -72,7 +72,7 @@ void on_crash(int sig) {
 int main(int argc, char** argv) {
     double seconds = 30;
     std::vector<std::string> corpora;
-    std::string suffix;
+    std::string suffix, replay;
     uint64_t seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
@@ -80,12 +80,25 @@ int main(int argc, char** argv) {
         else if (a == "--corpus") corpora.push_back(argv[i + 1]);
         else if (a == "--suffix") suffix = argv[i + 1];
         else if (a == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
+        else if (a == "--replay") replay = argv[i + 1];
         else {
-            std::fprintf(stderr, "usage: %s [--seconds S] [--corpus DIR]... [--suffix .EXT] [--seed N]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--seconds S] [--corpus DIR]... [--suffix .EXT] [--seed N] | --replay FILE\n",
+                         argv[0]);
             return 2;
         }
     }
     const std::string name = std::filesystem::path(argv[0]).filename().string();
+    if (!replay.empty()) {  // one saved input (a crash file) through the target, nothing else
+        std::ifstream f(replay, std::ios::binary);
+        if (!f) {
+            std::fprintf(stderr, "%s: cannot read %s\n", name.c_str(), replay.c_str());
+            return 2;
+        }
+        const std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+        std::printf("%s: %s (%zu bytes) ran, no crash\n", name.c_str(), replay.c_str(), s.size());
+        return 0;
+    }
     std::vector<std::string> pool = carbon_fuzz_seeds();
     pool.push_back("");
     size_t corpus_bytes = 0;
