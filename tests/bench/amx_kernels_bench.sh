@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The two AMX kernels (cpu_amx_kernels.inc: in place and k-blocked, the same bits) side by side on
+# The three AMX kernels (packed, the default: cpu_amx_packed_kernel.inc; in place and k-blocked:
+# cpu_amx_kernels.inc; the same bits) side by side on
 # a CPU with AMX-BF16, alone at the carbon-500m projection shapes and in the whole model, with
 # transformers bfloat16 in the same run as the peer (docs/benchmarks.md, issue 16). One command:
 #   bash tests/bench/amx_kernels_bench.sh [MODEL_DIR] [THREADS] [ROUNDS]
@@ -32,10 +33,14 @@ fi
   echo "== machine: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p'), $(nproc) cores, threads $THREADS, $(date -u +%F)"
   echo "== each matmul alone (best of 5)"
   build/bin/bench_cpu_matmul --threads "$THREADS" --paths amx
-  # Paired rounds, the order alternating, so drift in the machine's load falls on both kernels.
+  # Rounds of the three kernels in turn.
   for round in $(seq "$ROUNDS"); do
-    order="in-place k-blocked"
-    [ $((round % 2)) -eq 0 ] && order="k-blocked in-place"
+    # Rotated each round, so drift in the machine's load falls on every kernel.
+    case $((round % 3)) in
+      1) order="packed in-place k-blocked" ;;
+      2) order="in-place k-blocked packed" ;;
+      *) order="k-blocked packed in-place" ;;
+    esac
     for kernel in $order; do
       echo "== round $round: carbon-cli bench, CARBON_AMX_KERNEL=$kernel"
       CARBON_AMX_KERNEL="$kernel" build/bin/carbon-cli bench --model "$MODEL" --threads "$THREADS" --cpu-kernels amx \
@@ -43,7 +48,7 @@ fi
     done
   done
   echo "== transformers bfloat16 (same files, same prompts, same threads)"
-  "$PY" tests/bench/bench_transformers.py --report build/bench/engine-amx-in-place.json --threads "$THREADS" \
+  "$PY" tests/bench/bench_transformers.py --report build/bench/engine-amx-packed.json --threads "$THREADS" \
     --repeat 1 --dtype bfloat16 --json build/bench/transformers-amx-peer.json
   echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } 2>&1 | tee build/bench/amx_kernels.log

@@ -1,8 +1,9 @@
 // The CPU matmul paths alone (cpu_isa.h), at the carbon-500m / carbon-3b projection shapes and the
 // row counts decode and prefill use: best-of-N seconds, GFLOP/s and, for the weights, GB/s read.
 // avx512-bf16 runs twice: on the weights in place and on its packed copy (cpu_packed_weights.h,
-// as the CPU backend gives it); amx twice: its in-place and its k-blocked kernel
-// (cpu_amx_kernels.inc). A benchmark, not a test (docs/benchmarks.md):
+// as the CPU backend gives it); amx three times: its in-place and k-blocked kernels on the weights
+// in place (cpu_amx_kernels.inc), and its packed kernel on the packed copy (the default,
+// cpu_amx_packed_kernel.inc). A benchmark, not a test (docs/benchmarks.md):
 //   build/bin/bench_cpu_matmul [--threads N] [--repeat N] [--paths amx,avx512-bf16,...] [--shape 500m|3b]
 #include <algorithm>
 #include <chrono>
@@ -78,24 +79,29 @@ int main(int argc, char** argv) {
             std::vector<float> x(m * s.k), y(m * s.n);
             for (auto& v : x) v = nd(rng);
             for (cpu::Isa isa : isas)
-                for (int variant : {0, 1}) {
-                    // avx512-bf16: in place, then packed; amx: the in-place kernel, then the k-blocked one.
+                for (int variant : {0, 1, 2}) {
+                    // avx512-bf16: in place, then packed; amx: the in-place kernel, the k-blocked one, then
+                    // the packed one on the packed weights (the default).
                     if (variant && isa != cpu::Isa::Avx512Bf16 && isa != cpu::Isa::Amx) continue;
-                    const bool pack = variant && isa == cpu::Isa::Avx512Bf16;
-                    const auto amx = variant ? cpu::detail::AmxKernel::KBlocked : cpu::detail::AmxKernel::InPlace;
+                    if (variant == 2 && isa != cpu::Isa::Amx) continue;
+                    const bool pack = (variant == 1 && isa == cpu::Isa::Avx512Bf16) || variant == 2;
+                    const auto amx = variant == 2 ? cpu::detail::AmxKernel::Packed
+                                     : variant    ? cpu::detail::AmxKernel::KBlocked
+                                                  : cpu::detail::AmxKernel::InPlace;
                     double best = 1e30;
                     for (int r = 0; r < repeat; ++r) {
                         const auto t0 = std::chrono::steady_clock::now();
                         if (isa == cpu::Isa::Amx) {  // what matmul_wt does, with the kernel named
                             cpu::detail::round_rows_to_bf16(pool, x.data(), m, s.k, s.k, xb);
-                            cpu::detail::matmul_amx(pool, xb, wm, nullptr, s.n, y.data(), s.n, amx);
+                            cpu::detail::matmul_amx(pool, xb, pack ? wp : wm, nullptr, s.n, y.data(), s.n, amx);
                         } else {
                             cpu::matmul_wt(pool, isa, x.data(), m, s.k, pack ? wp : wm, nullptr, s.n, y.data(), s.n);
                         }
                         best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
                     }
-                    const std::string name = std::string(cpu::isa_name(isa)) + (pack ? " packed" : "") +
-                                             (isa == cpu::Isa::Amx ? std::string(" ") + cpu::detail::amx_kernel_name(amx) : "");
+                    const std::string name = isa == cpu::Isa::Amx
+                                                 ? std::string("amx ") + cpu::detail::amx_kernel_name(amx)
+                                                 : std::string(cpu::isa_name(isa)) + (pack ? " packed" : "");
                     std::printf("%-18s %-8s %6zu %10.3f %10.1f %10.1f\n", name.c_str(), s.name, m, best * 1e3,
                                 2.0 * double(m * s.n * s.k) / best / 1e9, double(w.size() * 2) / best / 1e9);
                 }

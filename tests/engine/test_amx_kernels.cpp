@@ -1,13 +1,14 @@
-// The AMX kernels (cpu_amx_kernels.inc) on any CPU, through the tile emulation of amx_emulation.h:
-// each output of the in-place kernel equals tdpbf16ps's documented sum of exactly its row and
-// weight row, bit for bit, at awkward sizes (k across the 32-wide blocks, n across the 32-row
-// panels, m across the 16-row blocks and their pairs, the DNA-row indirection); the k-blocked
-// kernel gives the in-place kernel's bits at every chunking, including chunks of one block and
-// one row block (the kernel called directly, and run_amx shown to take it); columns past n are
-// never written. On a CPU with AMX the tile instructions
-// themselves: both kernels the same bits, and within fp32 rounding of the emulation. The
-// activation packing they read (pack_rows) is checked against its documented layout where
-// the CPU runs it (AVX-512 BF16).
+// The AMX kernels (cpu_amx_packed_kernel.inc, cpu_amx_kernels.inc) on any CPU, through the tile
+// emulation of amx_emulation.h: each output of the packed kernel (on the backend's packed copy and
+// on weights packed panel by panel as reached) and of the in-place kernel equals tdpbf16ps's
+// documented sum of exactly its row and weight row, bit for bit, at awkward sizes (k across the
+// 32-wide blocks, n across the 32-output panels and 16-output groups, m across the 16-row blocks,
+// their pairs and the packed kernel's row chunks, the DNA-row indirection); the k-blocked kernel
+// gives the in-place kernel's bits at every chunking, including chunks of one block and one row
+// block (the kernel called directly, and run_amx shown to take it); columns past n are never
+// written. On a CPU with AMX the tile instructions themselves: the three kernels the same bits,
+// and within fp32 rounding of the emulation. The activation packing the two older kernels read
+// (pack_rows) is checked against its documented layout where the CPU runs it (AVX-512 BF16).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,13 +22,16 @@
 #include "check.h"
 #include "cpu/cpu_isa.h"
 #include "cpu/cpu_matmul_paths.h"
+#include "cpu/cpu_packed_weights.h"
 
 namespace carbon::cpu::detail {
 #include "cpu/cpu_amx_kernels.inc"
+#include "cpu/cpu_amx_packed_kernel.inc"
 }  // namespace carbon::cpu::detail
 
 using namespace carbon;
 using namespace carbon::cpu::detail;
+using carbon::cpu::PackedWeights;
 using carbon::cpu::WeightMatrix;
 
 namespace {
@@ -113,6 +117,32 @@ std::vector<float> run_k_blocked(ThreadPool& pool, const Inputs& in, const AmxBl
     return y;
 }
 
+// The rounded rows as Bf16Rows (64-byte aligned, as round_rows_to_bf16 makes them).
+Bf16Rows rows_of(const Inputs& in) {
+    Bf16Rows x;
+    x.data.assign(in.xb.begin(), in.xb.end());
+    x.m = in.pr.m;
+    x.k = in.pr.k;
+    x.k_padded = in.k_padded;
+    return x;
+}
+
+// The packed kernel on the weights in place (packed panel by panel as reached) or, when `packed`,
+// on the backend's packed copy of the rows the call selects.
+std::vector<float> run_packed(ThreadPool& pool, const Inputs& in, bool packed, size_t ldy) {
+    std::vector<float> y(in.pr.m * ldy, kUnwritten);
+    const Bf16Rows x = rows_of(in);
+    WeightMatrix w = in.wm;
+    PackedWeights copy;
+    if (packed) {
+        copy = cpu::pack_weights(pool, in.wm, in.row_list(), in.pr.n, "the test matrix");
+        w.packed = copy.data();
+    }
+    CacheLineVector<uint16_t> tail;
+    run_amx_packed(pool, packed_call(x, w, in.row_list(), in.pr.n, y.data(), ldy, tail));
+    return y;
+}
+
 std::string where(const Problem& p) {
     return "m " + std::to_string(p.m) + " n " + std::to_string(p.n) + " k " + std::to_string(p.k) +
            (p.use_rows ? " (row list)" : "");
@@ -147,6 +177,49 @@ TEST(emulated_in_place_kernel_gives_the_documented_sums) {
     CHECK_EQ(size_t(amx_emulation::misuse()), misuse0);
     std::fprintf(stderr, "  %zu problems: %zu of %zu outputs differ from tdpbf16ps's sum\n", problems().size(), wrong_total,
                  outputs);
+}
+
+// The packed kernel: every output tdpbf16ps's sum of exactly its row and weight row, bit for bit,
+// on the packed copy and on the weights in place, whatever the sizes; nothing past n written.
+TEST(emulated_packed_kernel_gives_the_documented_sums) {
+    ThreadPool pool(2);
+    std::mt19937 rng(11);
+    const size_t misuse0 = amx_emulation::misuse();
+    size_t outputs = 0;
+    for (const Problem& p : problems()) {
+        const Inputs in(p, rng);
+        const size_t ldy = p.n + 3;
+        for (bool packed : {true, false}) {
+            const auto y = run_packed(pool, in, packed, ldy);
+            size_t wrong = 0, stray = 0;
+            for (size_t i = 0; i < p.m; ++i) {
+                for (size_t j = 0; j < p.n; ++j) {
+                    const float want = in.reference(i, j);
+                    if (std::memcmp(&want, &y[i * ldy + j], 4) != 0 && !wrong++)
+                        std::fprintf(stderr, "  %s, %s: at (%zu, %zu) got %.9g want %.9g\n", where(p).c_str(),
+                                     packed ? "packed copy" : "in place", i, j, double(y[i * ldy + j]), double(want));
+                }
+                for (size_t j = p.n; j < ldy; ++j) stray += y[i * ldy + j] != kUnwritten;
+            }
+            outputs += p.m * p.n;
+            CHECK_EQ(wrong, size_t(0));
+            CHECK_EQ(stray, size_t(0));
+        }
+    }
+    CHECK_EQ(size_t(amx_emulation::misuse()), misuse0);
+    std::fprintf(stderr, "  %zu outputs of the packed kernel equal tdpbf16ps's sum\n", outputs);
+}
+
+// Its row chunks: even, within the bytes they are sized for unless at the 2-block floor.
+TEST(packed_kernel_row_chunks_fit_l2) {
+    for (size_t kp : {32, 288, 1024, 3072, 8448, 14336, 1 << 20}) {
+        const size_t rc = packed_row_chunk(kp);
+        CHECK(rc >= 2 && rc <= kMaxRowChunk && rc % 2 == 0);
+        CHECK(rc == 2 || rc * 16 * kp * 2 <= kRowChunkBytes);
+    }
+    CHECK_EQ(packed_row_chunk(0), kMaxRowChunk);
+    CHECK_EQ(packed_row_chunk(3072), size_t(10));
+    CHECK_EQ(packed_row_chunk(8448), size_t(4));
 }
 
 TEST(emulated_k_blocked_kernel_gives_the_in_place_bits) {
@@ -225,14 +298,14 @@ TEST(avx512_bf16_activation_packing_is_the_documented_layout) {
                 for (size_t c = 0; c < k; ++c) x[i * k + c] = bf16_to_f32(in.xb[i * in.k_padded + c]);
             Bf16Rows xb;
             round_rows_to_bf16(pool, x.data(), m, k, k, xb);
-            CHECK(xb.data == in.xb);
+            CHECK(std::equal(xb.data.begin(), xb.data.end(), in.xb.begin(), in.xb.end()));
             std::vector<uint32_t> packed;
             pack_rows(pool, xb, packed);
             CHECK(packed == in.packed);
         }
 }
 
-TEST(amx_tiles_give_both_kernels_the_same_bits_close_to_the_emulation) {
+TEST(amx_tiles_give_the_three_kernels_the_same_bits_close_to_the_emulation) {
     if (!cpu::isa_supported(cpu::Isa::Amx))
         SKIP(std::string("the tile instructions need ") + cpu::isa_required_flags(cpu::Isa::Amx) + "; this CPU has: " +
              cpu::cpu_flags_summary() + " (the kernels' indexing is proven above on the emulation)");
@@ -252,6 +325,14 @@ TEST(amx_tiles_give_both_kernels_the_same_bits_close_to_the_emulation) {
         matmul_amx(pool, xb, in.wm, in.row_list(), p.n, hw.data(), ldy, AmxKernel::InPlace);
         matmul_amx(pool, xb, in.wm, in.row_list(), p.n, hwb.data(), ldy, AmxKernel::KBlocked);
         CHECK(hw == hwb);
+        std::vector<float> hwp(p.m * ldy);
+        matmul_amx(pool, xb, in.wm, in.row_list(), p.n, hwp.data(), ldy, AmxKernel::Packed);  // packed per panel
+        CHECK(hw == hwp);
+        const PackedWeights copy = cpu::pack_weights(pool, in.wm, in.row_list(), p.n, "the test matrix");
+        WeightMatrix wp = in.wm;
+        wp.packed = copy.data();
+        matmul_amx(pool, xb, wp, in.row_list(), p.n, hwp.data(), ldy, AmxKernel::Packed);  // the backend's packed copy
+        CHECK(hw == hwp);
         for (size_t i = 0; i < p.m; ++i)
             for (size_t j = 0; j < p.n; ++j) {
                 const float emu = in.reference(i, j);
@@ -265,7 +346,7 @@ TEST(amx_tiles_give_both_kernels_the_same_bits_close_to_the_emulation) {
                 ++outputs;
             }
     }
-    std::fprintf(stderr, "  tiles: both kernels the same bits; %zu of %zu outputs differ from the emulation's order, worst %.3f of the fp32 bound\n",
+    std::fprintf(stderr, "  tiles: the three kernels the same bits; %zu of %zu outputs differ from the emulation's order, worst %.3f of the fp32 bound\n",
                  differ, outputs, worst);
     CHECK(worst <= 1.0);
 }

@@ -69,8 +69,11 @@ public:
         n_kv_ = size_t(cfg_.num_key_value_heads);
         block_floats_ = size_t(cfg_.num_hidden_layers) * 2 * n_kv_ * kBlockTokens * hd_;
         weights_bytes_ = ckpt.archive().total_bytes();
-        if (cpu::isa_for_dtype(isa_, w_.dtype) == cpu::Isa::Avx512Bf16) pack_weights(ckpt.archive());
-        if (cpu::isa_for_dtype(isa_, w_.dtype) == cpu::Isa::Amx) cpu::detail::amx_kernel_choice();  // refuses a bad CARBON_AMX_KERNEL now
+        const cpu::Isa path = cpu::isa_for_dtype(isa_, w_.dtype);
+        // (amx_kernel_choice refuses a bad CARBON_AMX_KERNEL here, before anything runs.)
+        if (path == cpu::Isa::Avx512Bf16 ||
+            (path == cpu::Isa::Amx && cpu::detail::amx_kernel_choice() == cpu::detail::AmxKernel::Packed))
+            pack_weights(ckpt.archive());
     }
 
     std::string name() const override { return "cpu"; }
@@ -89,8 +92,8 @@ public:
            << " weights, " << (cpu::isa_rounds_activations(path) ? "bf16 matmul inputs, fp32 sums, " : "fp32 activations, ")
            << "fp32 KV cache";
         if (!packed_.empty()) os << ", weights packed for the kernel";
-        if (path == cpu::Isa::Amx && cpu::detail::amx_kernel_choice() == cpu::detail::AmxKernel::KBlocked)
-            os << ", k-blocked AMX prefill (CARBON_AMX_KERNEL)";
+        if (path == cpu::Isa::Amx && cpu::detail::amx_kernel_choice() != cpu::detail::AmxKernel::Packed)
+            os << ", " << cpu::detail::amx_kernel_name(cpu::detail::amx_kernel_choice()) << " AMX kernel (CARBON_AMX_KERNEL)";
         return os.str();
     }
 
@@ -149,7 +152,8 @@ public:
     void forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) override;
 
 private:
-    // The avx512-bf16 kernels stream weights laid out for them (cpu_packed_weights.h): each matrix
+    // The avx512-bf16 kernels and the AMX packed kernel stream weights laid out for them
+    // (cpu_packed_weights.h; one layout, the AMX tiles' B operand): each matrix
     // is copied once, and the mapping's pages of it released as soon as it is, so the weights are
     // never held twice (the peak grows by one matrix at most). The DNA head is packed as the 4,096
     // rows it reads; a full-vocabulary head reads the mapping.

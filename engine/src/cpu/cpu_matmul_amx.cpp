@@ -1,5 +1,6 @@
-// The AMX-BF16 matmul path (cpu_matmul_paths.h): the kernels of cpu_amx_kernels.inc on the tile
-// registers. Activation rows are packed into the B-tile layout once per call (pack_rows).
+// The AMX-BF16 matmul path (cpu_matmul_paths.h): the kernels of cpu_amx_packed_kernel.inc and
+// cpu_amx_kernels.inc on the tile registers. For the latter two, activation rows are packed into
+// the B-tile layout once per call (pack_rows).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -7,19 +8,28 @@
 #include <vector>
 
 #include "cpu_matmul_paths.h"
+#include "cpu_packed_weights.h"
 
 namespace carbon::cpu::detail {
 
-const char* amx_kernel_name(AmxKernel kernel) { return kernel == AmxKernel::KBlocked ? "k-blocked" : "in-place"; }
+const char* amx_kernel_name(AmxKernel kernel) {
+    switch (kernel) {
+        case AmxKernel::Packed: return "packed";
+        case AmxKernel::InPlace: return "in-place";
+        case AmxKernel::KBlocked: return "k-blocked";
+    }
+    return "?";
+}
 
 AmxKernel amx_kernel_choice() {
     // A bad value throws out of the initialisation, which is then tried again on the next call.
     static const AmxKernel kernel = [] {
         const char* env = std::getenv("CARBON_AMX_KERNEL");
         const std::string v = env ? env : "";
-        if (v.empty() || v == "in-place") return AmxKernel::InPlace;
+        if (v.empty() || v == "packed") return AmxKernel::Packed;
+        if (v == "in-place") return AmxKernel::InPlace;
         if (v == "k-blocked") return AmxKernel::KBlocked;
-        throw Error("CARBON_AMX_KERNEL=" + v + ": expected in-place or k-blocked");
+        throw Error("CARBON_AMX_KERNEL=" + v + ": expected packed, in-place or k-blocked");
     }();
     return kernel;
 }
@@ -77,9 +87,15 @@ CARBON_TILE_FN void store_c_transposed(const float (*c)[16], size_t nr, size_t n
 }  // namespace
 
 #include "cpu_amx_kernels.inc"
+#include "cpu_amx_packed_kernel.inc"
 
 void matmul_amx(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, const int32_t* rows, size_t n, float* y,
                 size_t ldy, AmxKernel kernel) {
+    if (kernel == AmxKernel::Packed) {
+        thread_local CacheLineVector<uint16_t> tail;  // the caller's; the workers read it through the call
+        run_amx_packed(pool, packed_call(x, w, rows, n, y, ldy, tail));
+        return;
+    }
     thread_local std::vector<uint32_t> packed_rows;  // the caller's; the workers read it through the call
     pack_rows(pool, x, packed_rows);
     const AmxCall c{packed_rows.data(), x.m, x.k_padded, &w, rows, n, y, ldy};

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -37,10 +38,27 @@ inline size_t panel_grain(const ThreadPool& pool, size_t panels) {
 void matmul_avx512(ThreadPool& pool, const float* x, size_t m, size_t ldx, const WeightMatrix& w, const int32_t* rows,
                    size_t n, float* y, size_t ldy);
 
+// Storage on 64-byte boundaries. The AMX tiles read 64-byte rows: from an unaligned buffer each
+// row touches two cache lines, and a tile load from L2 takes twice as long (measured, 2026-11-28).
+template <typename T>
+struct CacheLineAllocator {
+    using value_type = T;
+    CacheLineAllocator() = default;
+    template <typename U>
+    CacheLineAllocator(const CacheLineAllocator<U>&) {}
+    T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+    void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+    template <typename U>
+    bool operator==(const CacheLineAllocator<U>&) const { return true; }
+};
+template <typename T>
+using CacheLineVector = std::vector<T, CacheLineAllocator<T>>;
+
 // Activations rounded to bf16 (round to nearest even), as the bf16 paths consume them: m rows of
-// k_padded values, k rounded up to 32 and zero-filled, row stride k_padded. Bf16 weights only.
+// k_padded values, k rounded up to 32 and zero-filled, row stride k_padded, 64-byte aligned. Bf16
+// weights only.
 struct Bf16Rows {
-    std::vector<uint16_t> data;
+    CacheLineVector<uint16_t> data;
     size_t m = 0, k = 0, k_padded = 0;
 };
 void round_rows_to_bf16(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Bf16Rows& out);
@@ -56,9 +74,11 @@ void matmul_avx512_bf16(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix&
                         float* y, size_t ldy);
 
 // AMX tiles: per output, tdpbf16ps over the 32-element blocks of k in order (the last block
-// zero-padded), accumulated in the tile. Two kernels give these same bits with different blocking
-// (cpu_amx_kernels.inc); matmul_amx takes amx_kernel_choice().
-enum class AmxKernel { InPlace, KBlocked };
+// zero-padded), accumulated in the tile. Three kernels give these same bits with different operands
+// and blocking: the packed one (cpu_amx_packed_kernel.inc: the weights' packed copy as the B
+// operand, the default) and the two of cpu_amx_kernels.inc (the weights read in place as the A
+// operand); matmul_amx takes amx_kernel_choice().
+enum class AmxKernel { Packed, InPlace, KBlocked };
 // The k-blocked kernel's chunks: k_blocks 32-wide blocks of k (a 32-row panel's chunk is 2 x
 // k_blocks 1 KB tiles, in L1) against row_blocks 16-row activation blocks (in L2) at a time.
 struct AmxBlocking {
@@ -70,9 +90,9 @@ inline AmxBlocking amx_blocking_for(size_t k_padded) {
     const size_t fit = (size_t(384) << 10) / (std::max<size_t>(k_padded, 32) * 2 * 16);
     return {8, std::clamp<size_t>(fit & ~size_t(1), 2, 64)};
 }
-// CARBON_AMX_KERNEL=in-place (the default) or k-blocked, read once: which kernel matmul_amx
-// runs, so both can be measured in the whole model by one binary (docs/benchmarks.md). Throws
-// Error naming the variable for any other value.
+// CARBON_AMX_KERNEL=packed (the default), in-place or k-blocked, read once: which kernel
+// matmul_amx runs, so each can be measured in the whole model by one binary (docs/benchmarks.md).
+// Throws Error naming the variable for any other value.
 AmxKernel amx_kernel_choice();
 const char* amx_kernel_name(AmxKernel kernel);
 void matmul_amx(ThreadPool& pool, const Bf16Rows& x, const WeightMatrix& w, const int32_t* rows, size_t n, float* y,
