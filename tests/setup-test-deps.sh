@@ -51,5 +51,15 @@ if ! "$VENV/bin/python" -c "import torch, transformers, tokenizers, safetensors,
     "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "${REQS[@]}" >&2
   fi
 fi
+# gguf (llama.cpp's own Python package for the format, pure Python): the writer and reader the GGUF
+# reader is checked against. Apart, so that a wheelhouse made before it was needed only gains it.
+if ! "$VENV/bin/python" -c "import gguf" >/dev/null 2>&1; then
+  pip=("$VENV/bin/python" -m pip --disable-pip-version-check)
+  mkdir -p "$WHEELS"
+  if ! "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "gguf>=0.10" >/dev/null 2>&1; then
+    "${pip[@]}" download --quiet --dest "$WHEELS" "gguf>=0.10" >&2
+    "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "gguf>=0.10" >&2
+  fi
+fi
 "$VENV/bin/python" -c "import torch, transformers, tokenizers; print('setup-test-deps: torch', torch.__version__, 'transformers', transformers.__version__, 'tokenizers', tokenizers.__version__)" >&2
 echo "$PWD/$VENV/bin/python"

@@ -1,0 +1,38 @@
+// GGUF files written byte by byte as the format lays them out (gguf.h reads them), for the
+// reader's tests and the fuzz target's seeds: any metadata, any tensors, any alignment and
+// version, including what a valid writer never produces (the tests make the lies from these bytes).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "carbon/loader/gguf.h"
+
+namespace carbon::test {
+
+struct GgufKv {
+    std::string key;
+    GgufValue value;
+};
+
+struct GgufTensorToWrite {
+    std::string name;
+    uint32_t type;               // ggml type id
+    std::vector<uint64_t> dims;  // GGUF order (dims[0] fastest)
+    std::vector<uint8_t> bytes;  // the payload as stored
+};
+
+// Scalar and string values.
+GgufValue gguf_u32(uint32_t v);
+GgufValue gguf_i32(int32_t v);
+GgufValue gguf_f32(float v);
+GgufValue gguf_string(std::string s);
+GgufValue gguf_array(GgufType element, std::vector<GgufValue> items);
+
+// The whole file: header, metadata, tensor infos (offsets assigned in order, each aligned), the
+// padding, the payloads.
+std::string gguf_bytes(const std::vector<GgufKv>& metadata, const std::vector<GgufTensorToWrite>& tensors,
+                       uint32_t alignment = 32, uint32_t version = 3);
+
+}  // namespace carbon::test
