@@ -26,7 +26,7 @@ namespace {
 const char* kEvolveUsage = R"(usage: carbon-cli evolve --model DIR [--predictor FILE.json | --project FILE --predictor NAME]
              (--start SEQ | --start-fasta FILE) --objective SPEC --budget N [--rounds N]
              [--template IUPAC] [--context SEQ] [--right-flank SEQ] [--max-homopolymer N]
-             [--forbid MOTIF,MOTIF] [--gc MIN-MAX] [--forbid-matrices FILE [--forbid-pvalue P]]
+             [--forbid MOTIF|ENZYME,...] [--gc MIN-MAX] [--forbid-matrices FILE [--forbid-pvalue P]]
              [--require-matrices FILE [--require-pvalue P] [--require-within FROM-TO]]
              [--plausibility W] [--proposals N [--seed S]] [--plausibility-model LM] [--tags T1,T2 [--free-tags]]
              [--batch N] --out TRAJECTORY.tsv [--project FILE [--project-wait SECONDS]]

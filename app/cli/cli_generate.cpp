@@ -35,7 +35,7 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
              [--context SEQ | --context-fasta FILE] [--right-flank SEQ] [--max-backtracks N]
              [--count N] [--mode fns|direct] [--temperature T] [--top-p P] [--seed S]
              [--tags T1,T2 [--free-tags]] [--guidance W [--negative-tags T3,T4]]
-             [--max-homopolymer N] [--forbid MOTIF,MOTIF] [--gc MIN-MAX]
+             [--max-homopolymer N] [--forbid MOTIF|ENZYME,...] [--gc MIN-MAX]
              [--forbid-matrices FILE [--forbid-pvalue P]]
              [--require-matrices FILE [--require-pvalue P] [--require-within FROM-TO]]
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
@@ -53,6 +53,9 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
   With --negative-tags: contrastive, positive + W * (positive - negative), designs that read as
   --tags and not as the negative tags. Headers then carry specificity=: the mean over the design
   of log p(base | tags) - log p(base | the other stream). Not with --draft.
+  --forbid MOTIF|ENZYME,...: no window touching the design may hold any of them on either strand:
+  motifs in IUPAC letters (GAATTC, GGWCC) or restriction enzymes by name as REBASE spells them
+  (EcoRI, BsaI: their sites; the 623 commercially available enzymes of resources/enzymes.tsv).
   --forbid-matrices FILE: no window touching the design may match any matrix of FILE (JASPAR,
   MEME or TRANSFAC; see carbon-cli motifs --help) on either strand with a p-value of P or less
   (default 1e-4; uniform background, pseudocount 0.5): enforced while generating.

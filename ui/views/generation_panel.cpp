@@ -27,6 +27,7 @@
 #include "workers/motif_set.h"
 
 #include "carbon/fns/fns.h"
+#include "carbon/motifs/enzymes.h"
 
 // carbon_ui is a static library, so its resources must be registered by hand; Q_INIT_RESOURCE
 // has to be used outside any namespace.
@@ -49,6 +50,25 @@ QString iupacError(const QString& text, const char* what) {
         return QString::fromStdString(e.what());
     }
     return {};
+}
+
+// A forbidden item: a motif in IUPAC letters or an enzyme by name (enzymes.h). The engine's message
+// when it is neither, or empty.
+QString forbiddenError(const QString& text) {
+    try {
+        const std::string site = carbon::EnzymeTable::builtin().site_or_motif(text.toStdString());
+        const QByteArray b = QByteArray::fromStdString(site);
+        carbon::parse_template(std::string_view(b.constData(), size_t(b.size())), "forbidden motif");
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+// How a forbidden item goes to the engine: an enzyme's name as written, a motif upper-cased.
+std::string forbiddenItem(const QString& text) {
+    const std::string s = text.toStdString();
+    return carbon::EnzymeTable::builtin().find(s) ? s : text.toUpper().toStdString();
 }
 
 QLabel* errorLabel(QWidget* parent) {
@@ -178,7 +198,7 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Max homopolymer:"), maxHomopolymer_);
     motifs_ = new QLineEdit(this);
     motifs_->setAccessibleName(tr("Forbidden motifs"));
-    motifs_->setPlaceholderText(tr("IUPAC, comma separated, e.g. GAATTC, GGTCTC"));
+    motifs_->setPlaceholderText(tr("IUPAC motifs or enzymes, comma separated, e.g. GAATTC, BsaI"));
     motifsError_ = errorLabel(this);
     form->addRow(tr("Forbidden:"), motifs_);
     form->addRow(QString(), motifsError_);
@@ -310,7 +330,7 @@ void GenerationPanel::validateTemplate() {
 void GenerationPanel::validateMotifs() {
     QString err;
     for (const QString& m : splitMotifs(motifs_->text()))
-        if (err = iupacError(m, "forbidden motif"); !err.isEmpty()) break;
+        if (err = forbiddenError(m); !err.isEmpty()) break;
     motifsError_->setText(err);
     motifsError_->setVisible(!err.isEmpty());
 }
@@ -388,8 +408,8 @@ bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) con
     r.sampling.seed = uint64_t(seed_->value());
     r.constraints.max_homopolymer = maxHomopolymer_->value();
     for (const QString& m : splitMotifs(motifs_->text())) {
-        if (error = iupacError(m, "forbidden motif"); !error.isEmpty()) return false;
-        r.constraints.forbidden_motifs.push_back(m.toUpper().toStdString());
+        if (error = forbiddenError(m); !error.isEmpty()) return false;
+        r.constraints.forbidden_motifs.push_back(forbiddenItem(m));
     }
     if (const int use = matrixUse_->currentData().toInt(); motifSet_ && use != kMatricesUnused) {
         const int from = requiredFrom_->value(), to = requiredTo_->value();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "carbon/motifs/enzymes.h"
 #include "carbon/support/visible_text.h"
 
 namespace carbon {
@@ -124,8 +125,16 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
     const DesignConstraints& c = r.constraints;
     if (c.max_homopolymer < 0) throw Error("the maximum homopolymer run must be >= 1 (0 = no limit)");
     for (size_t k = 0; k < c.forbidden_motifs.size(); ++k) {
-        const std::string what = "forbidden motif " + std::to_string(k + 1) + " (" + c.forbidden_motifs[k] + ")";
-        auto m = parse_template(c.forbidden_motifs[k], what.c_str());
+        // A motif in IUPAC letters, or an enzyme by name (its site: enzymes.h).
+        std::string site;
+        try {
+            site = EnzymeTable::builtin().site_or_motif(c.forbidden_motifs[k]);
+        } catch (const Error& e) {
+            throw Error("forbidden motif " + std::to_string(k + 1) + ": " + e.what());
+        }
+        const std::string what = "forbidden motif " + std::to_string(k + 1) + " (" + c.forbidden_motifs[k] +
+                                 (site != c.forbidden_motifs[k] && EnzymeTable::builtin().find(c.forbidden_motifs[k]) ? ", site " + site : "") + ")";
+        auto m = parse_template(site, what.c_str());
         if (m.size() > 64) throw Error(what + " is longer than 64 bases");
         p.motifs.push_back(m);
         p.motifs.push_back(reverse_complement_mask(m));
