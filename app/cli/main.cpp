@@ -48,6 +48,8 @@ usage:
   carbon-cli vep --model DIR --reference GENOME.fa[.gz] --vcf VARIANTS.vcf[.gz]|.bcf --out SCORES.tsv
              [--window BP] [--rc] [--regions CHR:FROM-TO,...] [--resume]   (a whole VCF, in input order)
              (each of these: carbon-cli COMMAND --help)
+  carbon-cli select --in DESIGNS.fasta --count N --out FILE.fasta [--min-distance D] [--min-score X]
+             (designs to order: near-duplicates removed, good ones far apart on both strands)
   carbon-cli motifs scan --motifs FILE --in FILE.fasta --out FILE.tsv [--pvalue P] [--background uniform|sequence]
              (transcription-factor motifs: JASPAR, MEME, TRANSFAC; no model needed)
   carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N] [--batches 1,8]
@@ -203,6 +205,7 @@ int main(int argc, char** argv) {
         if (cmd == "project") return cmd_project(args);
         if (cmd == "models") return cmd_models(args);
         if (cmd == "motifs") return cmd_motifs(args);
+        if (cmd == "select") return cmd_select(args);
         std::fprintf(stderr, "carbon-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
         return 1;
     } catch (const std::bad_alloc&) {

@@ -34,31 +34,73 @@ size_t hamming(std::string_view a, std::string_view b) {
     return d;
 }
 
-// Levenshtein distance, one row of the table at a time.
-size_t edit(std::string_view a, std::string_view b) {
-    if (a.size() < b.size()) std::swap(a, b);
-    std::vector<size_t> row(b.size() + 1);
-    std::iota(row.begin(), row.end(), size_t(0));
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-            diag = up;
+// Levenshtein distance of a fixed pattern to any text, by Myers' bit-vector algorithm in blocks of
+// 64 pattern positions (Myers 1999; Hyyro's global-distance form): one column of the table per
+// text letter in a few word operations per block instead of one cell at a time. Equal to the
+// table's value (test_design_selection checks it against the table on random pairs).
+class EditPattern {
+public:
+    EditPattern() = default;
+    explicit EditPattern(std::string_view p) : m_(p.size()), words_((p.size() + 63) / 64), peq_(256 * std::max<size_t>(words_, 1), 0) {
+        for (size_t i = 0; i < m_; ++i) peq_[size_t(static_cast<unsigned char>(p[i])) * words_ + i / 64] |= uint64_t(1) << (i % 64);
+    }
+    size_t distance(std::string_view text) const {
+        if (m_ == 0) return text.size();
+        std::vector<uint64_t> pv(words_, ~uint64_t(0)), mv(words_, 0);
+        const uint64_t last_high = uint64_t(1) << ((m_ - 1) % 64);
+        size_t score = m_;
+        for (const char ch : text) {
+            const uint64_t* eq = &peq_[size_t(static_cast<unsigned char>(ch)) * words_];
+            int hin = 1;  // the top row grows by one per text letter
+            for (size_t b = 0; b < words_; ++b) {
+                uint64_t e = eq[b];
+                const uint64_t p = pv[b], m = mv[b];
+                const uint64_t xv = e | m;
+                if (hin < 0) e |= 1;
+                const uint64_t xh = (((e & p) + p) ^ p) | e;
+                uint64_t ph = m | ~(xh | p), mh = p & xh;
+                const uint64_t high = b + 1 == words_ ? last_high : uint64_t(1) << 63;
+                const int hout = (ph & high) ? 1 : (mh & high) ? -1 : 0;
+                ph <<= 1;
+                mh <<= 1;
+                if (hin < 0) mh |= 1;
+                else if (hin > 0) ph |= 1;
+                pv[b] = mh | ~(xv | ph);
+                mv[b] = ph & xv;
+                hin = hout;
+            }
+            score = size_t(int64_t(score) + hin);
+        }
+        return score;
+    }
+
+private:
+    size_t m_ = 0, words_ = 0;
+    std::vector<uint64_t> peq_;  // [letter][word]: the pattern positions holding that letter
+};
+
+// A design prepared for comparisons: its reverse complement and, for the edit distance, both as
+// bit-vector patterns.
+struct Prepared {
+    std::string seq, rc;
+    EditPattern fwd, rev;
+    Prepared(std::string_view s, SequenceDistance kind) : seq(s), rc(reverse_complement(s)) {
+        if (kind == SequenceDistance::Edit) {
+            fwd = EditPattern(seq);
+            rev = EditPattern(rc);
         }
     }
-    return row[b.size()];
-}
+};
 
-size_t distance_rc(std::string_view a, std::string_view b, std::string_view b_rc, SequenceDistance kind) {
+// min(d(x, p), d(x, revcomp(p))).
+size_t distance_to(std::string_view x, const Prepared& p, SequenceDistance kind) {
     if (kind == SequenceDistance::Hamming) {
-        if (a.size() != b.size())
-            throw Error("Hamming distance between designs of " + std::to_string(a.size()) + " and " + std::to_string(b.size()) +
+        if (x.size() != p.seq.size())
+            throw Error("Hamming distance between designs of " + std::to_string(x.size()) + " and " + std::to_string(p.seq.size()) +
                         " bases: it needs one length (use the edit distance)");
-        return std::min(hamming(a, b), hamming(a, b_rc));
+        return std::min(hamming(x, p.seq), hamming(x, p.rc));
     }
-    return std::min(edit(a, b), edit(a, b_rc));
+    return std::min(p.fwd.distance(x), p.rev.distance(x));
 }
 
 // Candidate order: better score first, then lower index.
@@ -81,8 +123,7 @@ void check_sizes(const std::vector<std::string>& designs, const std::vector<doub
 }  // namespace
 
 size_t design_distance(std::string_view a, std::string_view b, SequenceDistance kind) {
-    const std::string rc = reverse_complement(b);
-    return distance_rc(a, b, rc, kind);
+    return distance_to(a, Prepared(b, kind), kind);
 }
 
 DesignSelection select_diverse(const std::vector<std::string>& designs, const std::vector<double>& scores, size_t n,
@@ -98,8 +139,6 @@ DesignSelection select_diverse(const std::vector<std::string>& designs, const st
         if (n > 0) sel.note = "no design scores at or above the threshold";
         return sel;
     }
-    std::vector<std::string> rc(designs.size());
-    for (size_t i : order) rc[i] = reverse_complement(designs[i]);
     // nearest[k]: candidate order[k]'s distance to the chosen set so far.
     std::vector<size_t> nearest(order.size(), std::numeric_limits<size_t>::max());
     std::vector<bool> taken(order.size(), false);
@@ -110,10 +149,11 @@ DesignSelection select_diverse(const std::vector<std::string>& designs, const st
         if (!sel.chosen.empty()) sel.min_distance = std::min(sel.min_distance, nearest[pick]);
         sel.chosen.push_back(c);
         if (sel.chosen.size() == n) break;
+        const Prepared chosen(designs[c], kind);
         size_t best = SIZE_MAX, best_d = 0;
         for (size_t k = 0; k < order.size(); ++k) {
             if (taken[k]) continue;
-            nearest[k] = std::min(nearest[k], distance_rc(designs[order[k]], designs[c], rc[c], kind));
+            nearest[k] = std::min(nearest[k], distance_to(designs[order[k]], chosen, kind));
             if (best == SIZE_MAX || nearest[k] > best_d) {  // ties keep the earlier (better-scoring) one
                 best = k;
                 best_d = nearest[k];
@@ -132,13 +172,13 @@ std::vector<size_t> remove_near_duplicates(const std::vector<std::string>& desig
                                            size_t min_distance, SequenceDistance kind) {
     check_sizes(designs, scores);
     std::vector<size_t> kept;
-    std::vector<std::string> kept_rc;
+    std::vector<Prepared> prepared;
     for (size_t i : by_score(scores)) {
         bool near = false;
-        for (size_t k = 0; k < kept.size() && !near; ++k) near = distance_rc(designs[i], designs[kept[k]], kept_rc[k], kind) < min_distance;
+        for (size_t k = 0; k < kept.size() && !near; ++k) near = distance_to(designs[i], prepared[k], kind) < min_distance;
         if (near) continue;
         kept.push_back(i);
-        kept_rc.push_back(reverse_complement(designs[i]));
+        prepared.emplace_back(designs[i], kind);
     }
     return kept;
 }
