@@ -56,6 +56,8 @@ TEST(names_and_motifs_are_told_apart) {
     CHECK(t.site_or_motif("gaattc") == "GAATTC");
     CHECK(t.site_or_motif("GGWCC") == "GGWCC");
     CHECK_THROWS_WITH(t.site_or_motif("ecori"), "'ecori'", "did you mean EcoRI?");
+    CHECK_THROWS_WITH(t.site_or_motif("BSAI"), "'BSAI'", "did you mean BsaI?");  // all capitals: still a name
+    CHECK_THROWS_WITH(t.site_or_motif("GAZ"), "'Z' at position 3");
     CHECK_THROWS_WITH(t.site_or_motif("EcoRl"), "'EcoRl' is neither a DNA motif", "623 enzymes");
     CHECK_THROWS_WITH(t.site_or_motif(""), "neither");
 }

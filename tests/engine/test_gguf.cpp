@@ -222,6 +222,11 @@ TEST(each_lie_is_refused_with_what_and_where) {
     refused(with_tensor({"t", 8, {33}, pattern(34, 0)}), {"tensor 't' [33] is Q8_0", "whole blocks of 32"});
     // F64 at 2^31 x 2^31: the element count fits, its bytes (2^65) wrap.
     refused(with_tensor({"t", 28, {uint64_t(1) << 31, uint64_t(1) << 31}, {}}), {"tensor 't' is too large"});
+    // One F32 row of 2^62 (+16) values: the row's own bytes wrap to 0 (64), which would have let
+    // the tensor through with a view far past the file (found in review).
+    refused(with_tensor({"t", 0, {uint64_t(1) << 62}, {}}), {"tensor 't' is too large"});
+    refused(with_tensor({"t", 0, {(uint64_t(1) << 62) + 16}, pattern(64, 0)}), {"tensor 't' is too large"});
+    refused(with_tensor({"t", 27, {uint64_t(1) << 61}, {}}), {"tensor 't' is too large"});
     {
         // A tensor's offset: not aligned; past the end; its size past the end (the sum wrapping).
         std::string s = with_tensor({"t", 0, {8}, pattern(32, 0)});

@@ -136,7 +136,9 @@ DesignSelection select_diverse(const std::vector<std::string>& designs, const st
     sel.eligible = order.size();
     sel.min_distance = std::numeric_limits<size_t>::max();
     if (n == 0 || order.empty()) {
-        if (n > 0) sel.note = "no design scores at or above the threshold";
+        if (n > 0) sel.note = designs.empty() ? "no designs were given"
+                              : min_score ? "no design scores at or above the threshold"
+                                          : "no design has a score";
         return sel;
     }
     // nearest[k]: candidate order[k]'s distance to the chosen set so far.
@@ -164,7 +166,8 @@ DesignSelection select_diverse(const std::vector<std::string>& designs, const st
     }
     if (sel.chosen.size() < n)
         sel.note = "chose " + std::to_string(sel.chosen.size()) + " of the " + std::to_string(n) + " asked for: only " +
-                   std::to_string(sel.eligible) + " designs" + (min_score ? " score at or above the threshold" : " were given");
+                   std::to_string(sel.eligible) + " of the " + std::to_string(designs.size()) + " designs have a score" +
+                   (min_score ? " at or above the threshold" : "");
     return sel;
 }
 

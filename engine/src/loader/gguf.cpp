@@ -259,7 +259,10 @@ GgufFile GgufFile::open(const std::filesystem::path& path) {
             c.fail("tensor '" + t.name + "' " + dims_text(t.dims) + " is " + info->name + ", whose rows are whole blocks of " +
                        std::to_string(info->block) + " values",
                    at);
-        const uint64_t row_bytes = t.dims[0] / info->block * info->bytes;
+        // A row's bytes, then all rows': neither product may wrap (an F32 row of 2^62 values would).
+        const uint64_t row_blocks = t.dims[0] / info->block;
+        if (row_blocks > std::numeric_limits<uint64_t>::max() / info->bytes) c.fail("tensor '" + t.name + "' is too large", at);
+        const uint64_t row_bytes = row_blocks * info->bytes;
         const uint64_t rows = numel / t.dims[0];
         if (row_bytes && rows > std::numeric_limits<uint64_t>::max() / row_bytes) c.fail("tensor '" + t.name + "' is too large", at);
         t.nbytes = rows * row_bytes;

@@ -150,18 +150,20 @@ std::string EnzymeTable::site_or_motif(const std::string& item) const {
     std::string upper = item;
     for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
     if (!upper.empty() && upper.find_first_not_of(kIupac) == std::string::npos) return upper;
-    // Letters only, all upper case: meant as a motif; say which letter is not IUPAC.
-    if (!item.empty() && std::all_of(item.begin(), item.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); })) {
-        const size_t bad = upper.find_first_not_of(kIupac);
-        throw Error("'" + item + "': '" + std::string(1, item[bad]) + "' at position " + std::to_string(bad + 1) +
-                    " is not an IUPAC nucleotide code (A C G T R Y S W K M B D H V N), and '" + item + "' is not one of the " +
-                    std::to_string(enzymes_.size()) + " enzymes of " + source_);
-    }
-    std::string near;
+    std::string near;  // enzymes whose names differ from the item only in case
     for (const Enzyme& e : enzymes_) {
         std::string n = e.name;
         for (char& c : n) c = char(std::toupper(static_cast<unsigned char>(c)));
         if (n == upper) near += (near.empty() ? "" : ", ") + e.name;
+    }
+    // Letters only, all upper case, and no enzyme so spelled: meant as a motif; say which letter
+    // is not IUPAC.
+    if (near.empty() && !item.empty() &&
+        std::all_of(item.begin(), item.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); })) {
+        const size_t bad = upper.find_first_not_of(kIupac);
+        throw Error("'" + item + "': '" + std::string(1, item[bad]) + "' at position " + std::to_string(bad + 1) +
+                    " is not an IUPAC nucleotide code (A C G T R Y S W K M B D H V N), and '" + item + "' is not one of the " +
+                    std::to_string(enzymes_.size()) + " enzymes of " + source_);
     }
     throw Error("'" + item + "' is neither a DNA motif (IUPAC letters: A C G T R Y S W K M B D H V N) nor one of the " +
                 std::to_string(enzymes_.size()) + " enzymes of " + source_ +
