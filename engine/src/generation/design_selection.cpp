@@ -6,27 +6,12 @@
 #include <limits>
 #include <numeric>
 
+#include "carbon/fns/fns.h"
 #include "carbon/support/common.h"
 
 namespace carbon {
 
 namespace {
-
-char complement(char c) {
-    switch (c) {
-        case 'A': return 'T';
-        case 'C': return 'G';
-        case 'G': return 'C';
-        case 'T': return 'A';
-        default: return c;
-    }
-}
-
-std::string reverse_complement(std::string_view s) {
-    std::string r(s.rbegin(), s.rend());
-    for (char& c : r) c = complement(c);
-    return r;
-}
 
 size_t hamming(std::string_view a, std::string_view b) {
     size_t d = 0;

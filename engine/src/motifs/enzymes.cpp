@@ -6,6 +6,7 @@
 #include <charconv>
 #include <map>
 
+#include "carbon/fns/fns.h"
 #include "carbon/support/common.h"
 #include "enzymes_table.h"  // generated from resources/enzymes.tsv: kEnzymesTsv
 
@@ -35,18 +36,6 @@ int iupac_bases(char c) {
         case 'N': return 15;
         default: return 0;
     }
-}
-
-char iupac_complement(char c) {
-    static constexpr std::string_view from = "ACGTRYSWKMBDHVN", to = "TGCAYRSWMKVHDBN";
-    const size_t i = from.find(c);
-    return i == std::string_view::npos ? c : to[i];
-}
-
-std::string reverse_complement_iupac(const std::string& s) {
-    std::string r(s.rbegin(), s.rend());
-    for (char& c : r) c = iupac_complement(c);
-    return r;
 }
 
 // Whether `site` matches at data[q..]: N (Biopython's '.') matches any character, the other
@@ -125,7 +114,7 @@ EnzymeTable EnzymeTable::parse(std::string_view text, const std::string& source)
             throw Error(where + ": " + e.name + " has a second cut on one strand only (scd5 and scd3 are both numbers or both '.')");
         e.ovhg = *number(6, false);
         e.suppliers = cols[7];
-        e.palindromic = reverse_complement_iupac(e.site) == e.site;
+        e.palindromic = reverse_complement(e.site) == e.site;
         t.enzymes_.push_back(std::move(e));
     }
     if (!header) throw Error(source + ": no header line (name, site, fst5, fst3, scd5, scd3, ovhg, suppliers)");
@@ -174,7 +163,7 @@ std::vector<EnzymeSite> enzyme_sites(const Enzyme& e, std::string_view sequence)
     std::vector<EnzymeSite> out;
     const size_t n = e.site.size();
     if (sequence.size() < n) return out;
-    const std::string rc = reverse_complement_iupac(e.site);
+    const std::string rc = reverse_complement(e.site);
     for (size_t q = 0; q + n <= sequence.size(); ++q) {
         if (matches(e.site, sequence, q)) out.push_back({q, false});
         if (!e.palindromic && matches(rc, sequence, q)) out.push_back({q, true});
@@ -191,7 +180,7 @@ std::vector<int64_t> enzyme_cuts(const Enzyme& e, std::string_view sequence) {
     const int64_t length = int64_t(sequence.size());
     std::vector<int64_t> cuts;
     if (data.size() < n) return cuts;
-    const std::string rc = reverse_complement_iupac(e.site);
+    const std::string rc = reverse_complement(e.site);
     for (size_t q = 0; q + n <= data.size(); ++q) {
         const int64_t s = int64_t(q);
         if (matches(e.site, data, q)) {
