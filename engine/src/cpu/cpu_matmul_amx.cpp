@@ -37,44 +37,12 @@ AmxKernel amx_kernel_choice() {
 }  // namespace carbon::cpu::detail
 
 #if defined(__x86_64__)
-#include "x86_intrinsics.h"
+#include "amx_tiles.h"
 #include "x86_transpose.h"
 
 namespace carbon::cpu::detail {
 
 namespace {
-
-#define CARBON_TILE_FN __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512vl,avx512bf16")))
-// The tile intrinsics are asm statements that do not tell the compiler they touch memory.
-#define CARBON_TILE_BARRIER() __asm__ volatile("" ::: "memory")
-#define CARBON_TILE_ZERO(t) _tile_zero(t)
-#define CARBON_TILE_LOAD(t, ptr, stride) _tile_loadd(t, ptr, stride)
-#define CARBON_TILE_STORE(t, ptr, stride) _tile_stored(t, ptr, stride)
-#define CARBON_TILE_DOT(c, a, b) _tile_dpbf16ps(c, a, b)
-#define CARBON_TILE_CONFIGURE() load_config()
-#define CARBON_TILE_RELEASE() _tile_release()
-
-// Every tile 16 rows of 64 bytes (C: 16 fp32; A: 32 bf16; B: 16 pairs of bf16).
-struct alignas(64) TileConfig {
-    uint8_t palette = 1;
-    uint8_t start_row = 0;
-    uint8_t reserved[14] = {};
-    uint16_t colsb[16] = {};
-    uint8_t rows[16] = {};
-};
-
-CARBON_TILE_FN void load_config() {
-    static const TileConfig config = [] {
-        TileConfig c;
-        for (int t = 0; t < 8; ++t) {
-            c.colsb[t] = 64;
-            c.rows[t] = 16;
-        }
-        return c;
-    }();
-    CARBON_TILE_BARRIER();
-    _tile_loadconfig(&config);
-}
 
 CARBON_TILE_FN void store_c_transposed(const float (*c)[16], size_t nr, size_t nc, float* y, size_t ldy) {
     const __mmask16 mask = __mmask16((1u << nc) - 1);
