@@ -6,6 +6,8 @@
 #include "x86_intrinsics.h"
 
 #define CARBON_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
+// The same with AVX-512 BF16 (vcvtne2ps2bf16, vdpbf16ps), for the bf16 paths.
+#define CARBON_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,avx2,fma,f16c")))
 
 namespace carbon::cpu::detail {
 

@@ -14,6 +14,7 @@ namespace carbon::cpu {
 
 void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<const KvBlocks> kv,
                     std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out, Isa isa) {
+    if (isa == Isa::Amx) return detail::attention_rows_amx(pool, shape, kv, item_row, start, q, out);
     if (isa_has_avx512(isa)) return detail::attention_rows_avx512(pool, shape, kv, item_row, start, q, out);
     const size_t n_heads = shape.n_heads, hd = shape.head_dim;
     const size_t group = n_heads / shape.n_kv_heads;

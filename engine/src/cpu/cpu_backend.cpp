@@ -247,7 +247,12 @@ void CpuBackend::attention(size_t layer, std::span<const ForwardItem> items, con
         v.head_stride = head_floats;
         v.token_stride = hd_;
     }
-    cpu::attention_rows(pool_, cpu::AttentionShape{n_heads_, n_kv_, hd_}, kv, item_row, start, q, out, isa_);
+    // Attention takes the tiles only with the matmuls (bf16 weights); fp32 or f16 weights keep fp32
+    // attention (AVX-512 where the CPU has it).
+    const cpu::Isa path = cpu::isa_for_dtype(isa_, w_.dtype) == cpu::Isa::Amx ? cpu::Isa::Amx
+                          : isa_ == cpu::Isa::Amx                              ? cpu::Isa::Avx512
+                                                                               : isa_;
+    cpu::attention_rows(pool_, cpu::AttentionShape{n_heads_, n_kv_, hd_}, kv, item_row, start, q, out, path);
 }
 
 void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardOutput& out) {

@@ -6,7 +6,8 @@
 //   avx512       AVX-512 F/BW; fp32 activations, 16-lane accumulators
 //   avx512-bf16  AVX-512 BF16 pair products (vdpbf16ps): activations rounded to bf16 at each matmul
 //                input, products summed in fp32, pair by pair; bf16 weights only
-//   amx          AMX-BF16 tiles (tdpbf16ps), the same numbers class as avx512-bf16; bf16 weights
+//   amx          AMX-BF16 tiles (tdpbf16ps), the same numbers class as avx512-bf16; bf16 weights;
+//                attention too on the tiles (bf16 scores and weighted sums, fp32 softmax)
 //
 // Every path is batch-invariant on its own (a row's result does not depend on the other rows of
 // the call), which identity-verified speculative decoding relies on; two paths give different

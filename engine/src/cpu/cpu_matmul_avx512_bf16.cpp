@@ -21,14 +21,13 @@
 #include "cpu_packed_weights.h"
 
 #if defined(__x86_64__)
+#include "avx512_math.h"
 #include "x86_intrinsics.h"
 #include "x86_transpose.h"
 
 namespace carbon::cpu::detail {
 
 namespace {
-
-#define CARBON_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,avx2,fma,f16c")))
 
 constexpr size_t kLanes = 16;      // activation rows per packed block (one zmm of pairs)
 constexpr size_t kRowBlock = 128;  // activation rows whose packed pairs stay in L2 together

@@ -123,6 +123,11 @@ inline std::vector<AttentionTask> attention_tasks(const AttentionShape& shape, s
 void attention_rows_avx512(ThreadPool& pool, const AttentionShape& shape, std::span<const KvBlocks> kv,
                            std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out);
 
+// attention_rows (cpu_ops.h) on the AMX tiles, bf16 operands and fp32 sums
+// (cpu_amx_attention_kernel.inc).
+void attention_rows_amx(ThreadPool& pool, const AttentionShape& shape, std::span<const KvBlocks> kv,
+                        std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out);
+
 // silu_mul (cpu_ops.h) 16 lanes at a time, exp by a polynomial: within 3 ulp of the libm result.
 void silu_mul_avx512(float* gate, const float* up, size_t n);
 

@@ -93,7 +93,10 @@ struct AttentionShape {
 // batch or the thread count. The GPU attention kernels are tested against this function (the
 // portable path). With an AVX-512 `isa` the heads of a KV group and a block of rows share vector
 // lanes (cpu_attention_avx512.cpp): each number still one fixed chain per (row, head), in another
-// order, with exp by exp16; within rounding of the portable path.
+// order, with exp by exp16; within rounding of the portable path. With Isa::Amx the scores and the
+// weighted sum are tile products of bf16 operands with fp32 sums, the softmax in fp32
+// (cpu_amx_attention_kernel.inc): transformers' bfloat16 attention, each (row, head) still one
+// fixed computation whatever the batch.
 void attention_rows(ThreadPool& pool, const AttentionShape& shape, std::span<const KvBlocks> kv,
                     std::span<const size_t> item_row, std::span<const size_t> start, const float* q, float* out,
                     Isa isa = Isa::Portable);
