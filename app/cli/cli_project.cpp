@@ -22,10 +22,15 @@ int cmd_project(const std::vector<std::string>&) {
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <sstream>
 
 #include "carbon/runs/run_records.h"
+#include "carbon/storage/browser_tracks.h"
 #include "carbon/storage/formats.h"
+#include "carbon/storage/reference.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
 #include "carbon/storage/vep_result.h"
@@ -42,9 +47,10 @@ const char* kProjectUsage = R"(usage: carbon-cli project list FILE
        carbon-cli project import FILE [--fasta IN.fa[.gz]] [--genbank IN.gb | --embl IN.embl]
              [--vcf IN.vcf[.gz] (--sequence NAME | --sequence-id ID)]
              [--vep SCORES.tsv [--model DIR]] [--recover RECOVERY.carbon] [--wait SECONDS]
-       carbon-cli project export FILE --format fasta|sequences|tsv|csv|bedgraph|wig|genbank|vcf-results|vep --out OUT
-             [--designs ID,ID,...] [--width N] [--design ID] [--track KIND] [--channel N]
-             [--sequence NAME | --sequence-id ID] [--run ID]
+       carbon-cli project export FILE --format fasta|sequences|tsv|csv|bedgraph|wig|bigwig|igv|genbank|vcf-results|vep
+             --out OUT [--designs ID,ID,...] [--width N] [--design ID] [--track KIND] [--channel N]
+             [--sequence NAME | --sequence-id ID] [--run ID] [--reference GENOME.fa] [--value V]
+             [--vcf FILE] [--tracks FILE,...] [--locus CHR:FROM-TO]
   list and export only read the file. import stores everything it is given (FASTA, VCF, a
   recovery project) in one transaction, or nothing; --wait is how long it waits for another
   program writing to FILE (default 300 s). --recover stores a run that could not be stored when
@@ -61,6 +67,14 @@ const char* kProjectUsage = R"(usage: carbon-cli project list FILE
   variants of a stored sequence with their scores, as TSV. --vep stores a carbon-cli vep (or
   carbon-cluster vep) result as a "vep" run (--model: the folder it was scored with, whose
   config and tokenizer hashes the run records); --format vep --run ID writes it back, the same bytes.
+  bigwig: a track as bedgraph writes it (same options), or with --run ID a vep run's scores, one
+  base at each variant's position (--value window_delta_mean (default), window_delta,
+  window_delta_rc or site_log_odds; where alleles share a position, the largest magnitude), the
+  contigs and their lengths from --reference (default: the reference the run was scored on);
+  binary and indexed, for whole genomes (browsers load bedGraph whole). igv: an IGV session
+  (XML) that opens --reference with --tracks, the VCF (--vcf, default the run's) and, with --run
+  ID, the run's scores written as OUT's name + .vep-runID.bw beside it; paths in it are relative
+  to its folder.
 )";
 
 std::vector<int64_t> parse_ids(const std::string& s) {
@@ -214,12 +228,82 @@ int project_import(const std::string& path, const std::vector<std::string>& rest
     return 0;
 }
 
+// The reference of --reference, else the one vep run `run` was scored against (its ##reference).
+std::unique_ptr<st::ReferenceGenome> run_reference(const Args& a, const std::optional<st::Run>& run, const char* format) {
+    std::string ref = a.get_or("reference", "");
+    if (ref.empty() && run) ref = run->setting("reference").value_or("");
+    if (ref.empty()) throw Error(std::string("--format ") + format + " needs --reference GENOME.fa (its contigs and their lengths)");
+    auto genome = st::ReferenceGenome::open(ref, st::ReferenceGenome::default_index_dir());
+    if (!genome->index_note().empty()) std::fprintf(stderr, "note: %s\n", genome->index_note().c_str());
+    return genome;
+}
+
+std::optional<st::Run> vep_run(st::Project& p, const Args& a, const char* format) {
+    if (!a.get("run")) return std::nullopt;
+    const int64_t id = a.integer("run", 0, 1, 1ll << 62);
+    auto run = p.run(id);
+    if (!run || run->kind != "vep")
+        throw Error(p.path() + ": no vep run with id " + std::to_string(id) + " for --format " + format +
+                    " (carbon-cli project list shows the runs)");
+    return run;
+}
+
+void report_vep_track(const std::string& out, const st::VepTrackSummary& s, st::VepValue value) {
+    std::fprintf(stderr, "%s: %zu position(s) of %s from %zu row(s); %zu row(s) without a value (not scored, or NA)\n", out.c_str(),
+                 s.positions, st::vep_value_name(value), s.rows, s.without_value);
+}
+
+// --format bigwig and igv.
+void export_for_browsers(st::Project& p, const Args& a, const std::string& format, std::ostream& out, const std::string& out_path,
+                         const std::function<st::TrackOwner()>& owner) {
+    const std::optional<st::Run> run = vep_run(p, a, format.c_str());
+    const st::VepValue value = st::parse_vep_value(a.get_or("value", "window_delta_mean"));
+    if (format == "bigwig") {
+        if (run) {
+            const auto genome = run_reference(a, run, "bigwig");
+            report_vep_track(out_path, st::export_vep_bigwig(p, out, out_path, run->id, genome->contigs(), value), value);
+        } else {
+            st::export_track_bigwig(p, out, out_path, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
+        }
+        return;
+    }
+    // igv: the reference, the run's scores as a bigWig beside the session, its VCF, and --tracks.
+    st::IgvSession session;
+    const auto genome = run_reference(a, run, "igv");
+    session.genome = genome->path();
+    session.locus = a.get_or("locus", "");
+    std::string vcf = a.get_or("vcf", "");
+    if (vcf.empty() && run) vcf = run->setting("vcf").value_or("");
+    if (!vcf.empty()) session.resources.push_back(vcf);
+    const std::string tracks = a.get_or("tracks", "");
+    for (size_t i = 0; i < tracks.size();) {
+        const size_t j = std::min(tracks.find(',', i), tracks.size());
+        if (j > i) session.resources.push_back(tracks.substr(i, j - i));
+        i = j + 1;
+    }
+    std::optional<OutputFile> track_file;
+    st::VepTrackSummary summary;
+    if (run) {
+        std::ostringstream dry_run;  // every file the session names exists, before the bigWig is written
+        st::write_igv_session(dry_run, out_path, session);
+        std::filesystem::path bw(out_path);
+        bw.replace_extension();
+        track_file.emplace(bw.string() + ".vep-run" + std::to_string(run->id) + ".bw");
+        summary = st::export_vep_bigwig(p, track_file->stream(), track_file->path(), run->id, genome->contigs(), value);
+        track_file->commit();
+        session.resources.insert(session.resources.begin() + (vcf.empty() ? 0 : 1), track_file->path());
+    }
+    st::write_igv_session(out, out_path, session);
+    if (run) report_vep_track(track_file->path(), summary, value);
+    std::fprintf(stderr, "%s: an IGV session of %s with %zu track(s)\n", out_path.c_str(), session.genome.c_str(), session.resources.size());
+}
+
 int project_export(const std::string& path, const std::vector<std::string>& rest) {
-    Args a(rest, {"format", "out", "designs", "width", "design", "track", "channel", "sequence", "sequence-id", "run"}, {});
+    Args a(rest, {"format", "out", "designs", "width", "design", "track", "channel", "sequence", "sequence-id", "run", "reference", "vcf",
+                  "tracks", "value", "locus"},
+           {});
     const std::string format = a.required("format"), out_path = a.required("out");
     auto p = st::Project::open(path, read_only_options());
-    OutputFile out_file(out_path);
-    std::ostream& out = out_file.stream();
     const std::vector<int64_t> ids = parse_ids(a.get_or("designs", ""));
     auto design_id = [&] { return int64_t(a.integer("design", 0, 1, 1ll << 62)); };
     // Tracks of a design (--design ID) or of a stored sequence (--sequence NAME / --sequence-id ID).
@@ -229,10 +313,12 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
             o.sequence_id = s->id;
         } else {
             o.design_id = design_id();
-            if (!o.design_id) throw Error("--format bedgraph/wig needs --design ID, --sequence NAME or --sequence-id ID");
+            if (!o.design_id) throw Error("--format " + format + " needs --design ID, --sequence NAME or --sequence-id ID");
         }
         return o;
     };
+    OutputFile out_file(out_path);
+    std::ostream& out = out_file.stream();
     std::vector<std::string> notes;  // what the export had to change to stay in its format
     if (format == "fasta") notes = st::export_designs_fasta(*p, out, ids, size_t(a.integer("width", 60, 0, 1 << 30)));
     else if (format == "sequences") notes = st::export_sequences_fasta(*p, out, size_t(a.integer("width", 60, 0, 1 << 30)));
@@ -240,6 +326,7 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
     else if (format == "csv") st::export_designs_table(*p, out, ids, ',');
     else if (format == "bedgraph") st::export_track_bedgraph(*p, out, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
     else if (format == "wig") st::export_track_wig(*p, out, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
+    else if (format == "bigwig" || format == "igv") export_for_browsers(*p, a, format, out, out_path, owner);
     else if (format == "genbank") {
         if (auto s = chosen_sequence(*p, a)) notes = st::export_genbank_sequence(*p, out, s->id);
         else if (a.get("design")) notes = st::export_genbank(*p, out, design_id());
@@ -253,7 +340,8 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
         if (!a.get("run")) throw Error("--format vep needs --run ID (carbon-cli project list shows the vep runs)");
         st::export_vep_tsv(*p, out, a.integer("run", 0, 1, 1ll << 62));
     } else {
-        throw Error("--format must be fasta, sequences, tsv, csv, bedgraph, wig, genbank, vcf-results or vep, not '" + visible_text(format, 40) + "'");
+        throw Error("--format must be fasta, sequences, tsv, csv, bedgraph, wig, bigwig, igv, genbank, vcf-results or vep, not '" +
+                    visible_text(format, 40) + "'");
     }
     out_file.commit();
     for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());

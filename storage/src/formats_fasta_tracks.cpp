@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "carbon/storage/browser_tracks.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
 #include "carbon/support/visible_text.h"
@@ -203,22 +204,40 @@ void export_designs_table(Project& project, std::ostream& out, const std::vector
     if (!out) throw Error("cannot write the table export (disk full?)");
 }
 
-void export_track_bedgraph(Project& project, std::ostream& out, const TrackOwner& owner, const std::string& kind, int channel) {
-    std::string chrom;
-    const Track t = find_track(project, owner, kind, channel, chrom);
-    out << "track type=bedGraph name=" << quoted(chrom + " " + kind) << " description=" << quoted(kind + " of " + chrom) << "\n";
-    const int64_t n = t.length();
-    for (int64_t i = 0; i < n;) {
+namespace {
+
+// The runs of equal values of one channel of a track (NaN left out), on chromosome `chrom`.
+TrackChrom track_runs(const Track& t, int channel, const std::string& chrom) {
+    TrackChrom c;
+    c.name = one_word(chrom);
+    c.length = t.length();
+    for (int64_t i = 0; i < c.length;) {
         const float v = t.values[size_t(i * t.width + channel)];
         int64_t j = i + 1;
         if (std::isnan(v)) {
-            while (j < n && std::isnan(t.values[size_t(j * t.width + channel)])) ++j;
+            while (j < c.length && std::isnan(t.values[size_t(j * t.width + channel)])) ++j;
         } else {
-            while (j < n && t.values[size_t(j * t.width + channel)] == v) ++j;
-            out << one_word(chrom) << '\t' << i << '\t' << j << '\t' << num(v, 7) << '\n';
+            while (j < c.length && t.values[size_t(j * t.width + channel)] == v) ++j;
+            c.intervals.push_back({i, j, v});
         }
         i = j;
     }
+    return c;
+}
+
+}  // namespace
+
+TrackChrom track_intervals(Project& project, const TrackOwner& owner, const std::string& kind, int channel) {
+    std::string chrom;
+    const Track t = find_track(project, owner, kind, channel, chrom);
+    return track_runs(t, channel, chrom);
+}
+
+void export_track_bedgraph(Project& project, std::ostream& out, const TrackOwner& owner, const std::string& kind, int channel) {
+    std::string chrom;
+    const TrackChrom c = track_runs(find_track(project, owner, kind, channel, chrom), channel, chrom);
+    out << "track type=bedGraph name=" << quoted(chrom + " " + kind) << " description=" << quoted(kind + " of " + chrom) << "\n";
+    for (const TrackInterval& r : c.intervals) out << c.name << '\t' << r.start << '\t' << r.end << '\t' << num(r.value, 7) << '\n';
     if (!out) throw Error("cannot write the bedGraph export (disk full?)");
 }
 
