@@ -228,11 +228,10 @@ int project_import(const std::string& path, const std::vector<std::string>& rest
     return 0;
 }
 
-// The reference of --reference, else the one vep run `run` was scored against (its ##reference).
-std::unique_ptr<st::ReferenceGenome> run_reference(const Args& a, const std::optional<st::Run>& run, const char* format) {
-    std::string ref = a.get_or("reference", "");
-    if (ref.empty() && run) ref = run->setting("reference").value_or("");
-    if (ref.empty()) throw Error(std::string("--format ") + format + " needs --reference GENOME.fa (its contigs and their lengths)");
+// The reference of --reference (a session without a vep run).
+std::unique_ptr<st::ReferenceGenome> session_reference(const Args& a) {
+    const std::string ref = a.get_or("reference", "");
+    if (ref.empty()) throw Error("--format igv needs --reference GENOME.fa, or --run ID of a vep run (its reference)");
     auto genome = st::ReferenceGenome::open(ref, st::ReferenceGenome::default_index_dir());
     if (!genome->index_note().empty()) std::fprintf(stderr, "note: %s\n", genome->index_note().c_str());
     return genome;
@@ -260,42 +259,37 @@ void export_for_browsers(st::Project& p, const Args& a, const std::string& forma
     const st::VepValue value = st::parse_vep_value(a.get_or("value", "window_delta_mean"));
     if (format == "bigwig") {
         if (run) {
-            const auto genome = run_reference(a, run, "bigwig");
-            report_vep_track(out_path, st::export_vep_bigwig(p, out, out_path, run->id, genome->contigs(), value), value);
+            std::string genome;
+            std::vector<std::string> notes;
+            const auto contigs = st::vep_run_contigs(p, *run, a.get_or("reference", ""), st::ReferenceGenome::default_index_dir(), genome, notes);
+            for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+            report_vep_track(out_path, st::export_vep_bigwig(p, out, out_path, run->id, contigs, value), value);
         } else {
             st::export_track_bigwig(p, out, out_path, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
         }
         return;
     }
     // igv: the reference, the run's scores as a bigWig beside the session, its VCF, and --tracks.
-    st::IgvSession session;
-    const auto genome = run_reference(a, run, "igv");
-    session.genome = genome->path();
-    session.locus = a.get_or("locus", "");
-    std::string vcf = a.get_or("vcf", "");
-    if (vcf.empty() && run) vcf = run->setting("vcf").value_or("");
-    if (!vcf.empty()) session.resources.push_back(vcf);
-    const std::string tracks = a.get_or("tracks", "");
-    for (size_t i = 0; i < tracks.size();) {
-        const size_t j = std::min(tracks.find(',', i), tracks.size());
-        if (j > i) session.resources.push_back(tracks.substr(i, j - i));
+    std::vector<std::string> tracks;
+    const std::string list = a.get_or("tracks", "");
+    for (size_t i = 0; i < list.size();) {
+        const size_t j = std::min(list.find(',', i), list.size());
+        if (j > i) tracks.push_back(list.substr(i, j - i));
         i = j + 1;
     }
-    std::optional<OutputFile> track_file;
-    st::VepTrackSummary summary;
-    if (run) {
-        std::ostringstream dry_run;  // every file the session names exists, before the bigWig is written
-        st::write_igv_session(dry_run, out_path, session);
-        std::filesystem::path bw(out_path);
-        bw.replace_extension();
-        track_file.emplace(bw.string() + ".vep-run" + std::to_string(run->id) + ".bw");
-        summary = st::export_vep_bigwig(p, track_file->stream(), track_file->path(), run->id, genome->contigs(), value);
-        track_file->commit();
-        session.resources.insert(session.resources.begin() + (vcf.empty() ? 0 : 1), track_file->path());
+    if (!run) {  // a session of the reference and the given tracks
+        st::IgvSession session{session_reference(a)->path(), tracks, a.get_or("locus", "")};
+        if (const std::string vcf = a.get_or("vcf", ""); !vcf.empty()) session.resources.insert(session.resources.begin(), vcf);
+        st::write_igv_session(out, out_path, session);
+        std::fprintf(stderr, "%s: an IGV session of %s with %zu track(s)\n", out_path.c_str(), session.genome.c_str(), session.resources.size());
+        return;
     }
-    st::write_igv_session(out, out_path, session);
-    if (run) report_vep_track(track_file->path(), summary, value);
-    std::fprintf(stderr, "%s: an IGV session of %s with %zu track(s)\n", out_path.c_str(), session.genome.c_str(), session.resources.size());
+    st::VepBrowserExport request{run->id, out_path, a.get_or("reference", ""), a.get_or("vcf", ""), tracks, a.get_or("locus", ""), value,
+                                 st::ReferenceGenome::default_index_dir()};
+    const st::VepBrowserFiles files = st::export_vep_for_igv(p, out, request);
+    for (const std::string& n : files.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    report_vep_track(files.bigwig, files.summary, value);
+    std::fprintf(stderr, "%s: an IGV session of %s with %zu track(s)\n", out_path.c_str(), files.genome.c_str(), files.resources);
 }
 
 int project_export(const std::string& path, const std::vector<std::string>& rest) {

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -16,6 +17,7 @@ extern "C" {
 }
 
 #include "carbon/storage/vep_result.h"
+#include "carbon/support/output_file.h"
 #include "carbon/support/visible_text.h"
 
 namespace carbon::storage {
@@ -161,6 +163,12 @@ std::string igv_type(const std::string& path) {
     return "";
 }
 
+void require_file(const std::string& session_path, const std::string& file, const char* what) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+        throw Error(session_path + ": the " + std::string(what) + " '" + visible_text(file, 200) + "' is not an existing file");
+}
+
 }  // namespace
 
 void write_bigwig(std::ostream& out, const std::string& name, const std::vector<TrackChrom>& chroms) {
@@ -239,9 +247,7 @@ VepTrackSummary export_vep_bigwig(Project& project, std::ostream& out, const std
 void write_igv_session(std::ostream& out, const std::string& session_path, const IgvSession& session) {
     const fs::path dir = fs::absolute(fs::path(session_path)).parent_path();
     auto relative = [&](const std::string& file, const char* what) {
-        std::error_code ec;
-        if (!fs::is_regular_file(file, ec))
-            throw Error(session_path + ": the " + std::string(what) + " '" + visible_text(file, 200) + "' is not an existing file");
+        require_file(session_path, file, what);
         const fs::path rel = fs::absolute(file).lexically_relative(dir);
         return rel.empty() ? fs::absolute(file).string() : rel.generic_string();
     };
@@ -258,6 +264,71 @@ void write_igv_session(std::ostream& out, const std::string& session_path, const
     x << "    </Resources>\n</Session>\n";
     out << x.str();
     if (!out) throw Error("cannot write " + session_path + " (disk full?)");
+}
+
+std::vector<ReferenceContig> vep_run_contigs(Project& project, const Run& run, const std::string& reference_path, const std::string& index_dir,
+                                             std::string& genome_path, std::vector<std::string>& notes) {
+    genome_path.clear();
+    const std::string reference = reference_path.empty() ? run.setting("reference").value_or("") : reference_path;
+    std::vector<ReferenceContig> contigs;
+    if (reference_path.empty() && reference.rfind("project:", 0) == 0) {
+        // The names a VCF's CHROM can hold (one word), each once: what the run could have scored.
+        std::map<std::string, int> seen;
+        for (const SequenceRecord& s : project.list_sequences(false)) {
+            const bool one_word =
+                std::none_of(s.name.begin(), s.name.end(), [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; });
+            if (!s.name.empty() && one_word && seen[s.name]++ == 0 && s.length > 0) contigs.push_back({s.name, s.length});
+        }
+        return contigs;
+    }
+    if (reference.empty())
+        throw Error(project.path() + ": vep run " + std::to_string(run.id) + " names no reference; give the genome FASTA");
+    const auto genome = ReferenceGenome::open(reference, index_dir);
+    if (!genome->index_note().empty()) notes.push_back(genome->index_note());
+    genome_path = genome->path();
+    return genome->contigs();
+}
+
+VepBrowserFiles export_vep_for_igv(Project& project, std::ostream& session_out, const VepBrowserExport& request) {
+    VepBrowserFiles files;
+    const auto run = project.run(request.run_id);
+    if (!run || run->kind != "vep") throw Error(project.path() + ": no vep run with id " + std::to_string(request.run_id));
+    fs::path stem(request.session_path);
+    stem.replace_extension();
+    IgvSession session;
+    session.locus = request.locus;
+    const std::vector<ReferenceContig> contigs = vep_run_contigs(project, *run, request.reference, request.index_dir, files.genome, files.notes);
+    const bool own_sequences = files.genome.empty();
+    if (own_sequences) files.genome = stem.string() + ".fa";
+    // The VCF, and the other tracks.
+    std::string vcf = request.vcf;
+    if (vcf.empty()) {
+        const std::string was = run->setting("vcf").value_or("");
+        std::error_code ec;
+        if (!was.empty() && fs::is_regular_file(was, ec)) vcf = was;
+        else if (!was.empty()) files.notes.push_back("the run's VCF '" + visible_text(was, 200) + "' is not there any more: left out of the session");
+    }
+    if (!vcf.empty()) session.resources.push_back(vcf);
+    for (const std::string& t : request.tracks) session.resources.push_back(t);
+    // Every file named exists before anything is written (the genome FASTA and the bigWig come next).
+    if (!own_sequences) require_file(request.session_path, files.genome, "genome");
+    for (const std::string& r : session.resources) require_file(request.session_path, r, "resource");
+    if (own_sequences) {
+        OutputFile fasta(files.genome);
+        const std::vector<std::string> changed = export_sequences_fasta(project, fasta.stream(), 60);
+        fasta.commit();
+        for (const std::string& n : changed) files.notes.push_back(files.genome + ": " + n);
+        files.notes.push_back("the project's sequences, which the run was scored on, written to " + files.genome);
+    }
+    files.bigwig = stem.string() + ".vep-run" + std::to_string(request.run_id) + ".bw";
+    OutputFile track(files.bigwig);
+    files.summary = export_vep_bigwig(project, track.stream(), files.bigwig, request.run_id, contigs, request.value);
+    track.commit();
+    session.genome = files.genome;
+    session.resources.insert(session.resources.begin() + (vcf.empty() ? 0 : 1), files.bigwig);
+    files.resources = session.resources.size();
+    write_igv_session(session_out, request.session_path, session);
+    return files;
 }
 
 }  // namespace carbon::storage

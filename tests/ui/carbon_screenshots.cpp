@@ -40,6 +40,7 @@
 #include "controllers/model_controller.h"
 #include "controllers/predictor_controller.h"
 #include "controllers/project_controller.h"
+#include "controllers/vep_controller.h"
 #include "main_window.h"
 #include "views/base_inspector.h"
 #include "views/design_table_model.h"
@@ -57,6 +58,8 @@
 #include "views/sequence_editor.h"
 #include "views/theme.h"
 #include "views/track_chart_view.h"
+#include "views/vep_result.h"
+#include "views/vep_view.h"
 #include "workers/project_store.h"
 
 using namespace carbon::ui;
@@ -264,6 +267,32 @@ int main(int argc, char** argv) {
         m->colouring()->setCurrentIndex(m->colouring()->findText(QStringLiteral("Cluster")));
         raise(w, "designMapDock");
         shoot(w, out, "design-map.png");
+    }
+
+    // Variants of the sample sequence scored against the project (Score Variants), the run then
+    // written for a genome browser: the Variant Effects dock with its table, plot and message.
+    {
+        const QString name = w.project()->sequenceName();
+        const QByteArray bases = w.document()->bases();
+        QByteArray vcf = "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\n";
+        for (int p = 600; p < 800 && p < bases.size(); p += 9)
+            vcf += name.toUtf8() + "\t" + QByteArray::number(p) + "\t.\t" + bases.mid(p - 1, 1) + "\t" + (bases[p - 1] == 'A' ? "G" : "A") + "\n";
+        QTemporaryDir vepDir;
+        QFile f(vepDir.filePath(QStringLiteral("sample.vcf")));
+        if (f.open(QIODevice::WriteOnly)) f.write(vcf);
+        f.close();
+        QSignalSpy finished(w.variantEffects(), &VepController::vepRunFinished);
+        w.variantEffects()->scoreProjectVcf(f.fileName(), 600, false);
+        waitFor([&] { return finished.count() > 0; }, 120000);
+        waitFor([&] { return w.variantEffects()->view()->model()->rowCount() > 0; }, 20000);
+        QSignalSpy exported(w.project()->store(), &ProjectStore::vepBrowserExported);
+        if (finished.count() > 0) {
+            w.setNextFileAnswer(vepDir.filePath(QStringLiteral("fos-variants.xml")));
+            w.variantEffects()->exportForGenomeBrowser(finished.first().at(0).toLongLong());
+            waitFor([&] { return exported.count() > 0; }, 20000);
+        }
+        raise(w, "vepDock");
+        shoot(w, out, "variant-effects.png");
     }
 
     applyTheme(Theme::Dark);

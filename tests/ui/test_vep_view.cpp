@@ -7,6 +7,11 @@
 // open project's sequences: rows equal to storage's scorer, stored as a run, opened on the
 // stored sequence, and stopped with what was scored kept.
 #include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -256,6 +261,30 @@ private slots:
             }
         QCOMPARE(i, 4);
         QCOMPARE(m->row(3).status, std::string("missing_contig"));
+
+        // Genome Browser: the stored run's scores as bigWig beside an IGV session; the run was
+        // scored on the project's own sequences, so they are written beside it as the genome.
+        QPushButton* exportButton = nullptr;
+        for (QPushButton* b : w.variantEffects()->view()->findChildren<QPushButton*>())
+            if (b->text().startsWith(QStringLiteral("Genome Browser"))) exportButton = b;
+        QVERIFY(exportButton && exportButton->isEnabled());
+        const QString session = tmp_.filePath(QStringLiteral("igv/session.xml"));
+        QVERIFY(QDir().mkpath(tmp_.filePath(QStringLiteral("igv"))));
+        QSignalSpy exported(w.project()->storeThread()->worker(), &ProjectStore::vepBrowserExported);
+        w.setNextFileAnswer(session);
+        exportButton->click();
+        QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, 20000);
+        QCOMPARE(exported.first().at(3).toLongLong(), qint64(3));  // the three scored rows, one position each
+        const QString bigwig = tmp_.filePath(QStringLiteral("igv/session.vep-run%1.bw").arg(runId));
+        QCOMPARE(exported.first().at(2).toString(), bigwig);
+        QVERIFY(QFileInfo(bigwig).size() > 0 && QFileInfo(tmp_.filePath(QStringLiteral("igv/session.fa"))).size() > 0);
+        QFile xml(session);
+        QVERIFY(xml.open(QIODevice::ReadOnly));
+        const QByteArray text = xml.readAll();
+        QVERIFY2(text.contains("genome=\"session.fa\"") && text.contains("path=\"session.vep-run"), text.constData());
+        bool said = false;  // in the dock, where the user asked for it
+        for (const QLabel* l : w.variantEffects()->view()->findChildren<QLabel*>()) said |= l->text().contains(QStringLiteral("IGV session"));
+        QVERIFY(said);
 
         // The SNV opens chr1 itself, the inspector on the variant with its alternative.
         emit w.variantEffects()->view()->variantActivated(m->row(0));

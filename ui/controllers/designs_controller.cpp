@@ -86,6 +86,7 @@ void DesignsController::addExportActions(QMenu* exportMenu) {
     exportAction(tr("Design as &GenBank…"), ExportFormat::GenBank);
     exportAction(tr("Design Track as &bedGraph…"), ExportFormat::BedGraph);
     exportAction(tr("Design Track as &WIG…"), ExportFormat::Wig);
+    exportAction(tr("Design Track as b&igWig…"), ExportFormat::BigWig);
     exportAction(tr("All &Sequences as FASTA…"), ExportFormat::SequencesFasta);
 }
 
@@ -99,13 +100,15 @@ void DesignsController::exportDesignsInteractive(ExportFormat format) {
         {int(ExportFormat::GenBank), {tr("GenBank (*.gb)"), QStringLiteral(".gb")}},
         {int(ExportFormat::BedGraph), {tr("bedGraph (*.bedgraph)"), QStringLiteral(".bedgraph")}},
         {int(ExportFormat::Wig), {tr("WIG (*.wig)"), QStringLiteral(".wig")}},
+        {int(ExportFormat::BigWig), {tr("bigWig (*.bw)"), QStringLiteral(".bw")}},
         {int(ExportFormat::SequencesFasta), {tr("FASTA (*.fa)"), QStringLiteral(".fa")}},
     };
     ExportRequest request;
     request.format = format;
     for (int r : view_->selectedSourceRows())
         if (model_->row(r).designId) request.designIds << model_->row(r).designId;
-    const bool perDesign = format == ExportFormat::GenBank || format == ExportFormat::BedGraph || format == ExportFormat::Wig;
+    const bool perDesign = format == ExportFormat::GenBank || format == ExportFormat::BedGraph || format == ExportFormat::Wig ||
+                           format == ExportFormat::BigWig;
     if (perDesign && request.designIds.isEmpty())
         return project_->reportError(tr("Export"), tr("Export: select a stored design in the designs table first."));
     QString path = services_->chooseFile(true, tr("Export"), kFilters[int(format)].first);

@@ -2,7 +2,7 @@
 // table over DesignTableModel, its filters, star / discard) and the Design Tracks dock (designs'
 // per-base tracks overlaid, or another track such as specificity), takes the open project's
 // stored designs, stores the user's verdicts, and exports: the selected designs (FASTA, TSV, CSV),
-// one design (GenBank, bedGraph, WIG) or every stored sequence (FASTA).
+// one design (GenBank, bedGraph, WIG, bigWig) or every stored sequence (FASTA).
 #pragma once
 
 #include <QObject>

@@ -39,6 +39,19 @@ VepController::VepController(SequenceEditor* editor, WorkerThread<EngineWorker>*
     dock_ = makeDock(view_, tr("Variant Effects"), "vepDock", Qt::BottomDockWidgetArea, false);
     connect(view_, &VepView::variantActivated, this, &VepController::openVepVariant);
     connect(view_, &VepView::stopRequested, this, &VepController::stopScoringVcf);
+    connect(view_, &VepView::browserExportRequested, this, &VepController::exportForGenomeBrowser);
+    connect(store_->worker(), &ProjectStore::vepBrowserExported, this,
+            [this](qint64 runId, const QString& session, const QString& bigwig, qint64 positions, const QStringList& notes) {
+                for (const QString& n : notes) services_->note(tr("Genome browser export: %1").arg(n));
+                const QString text = tr("Run %1: IGV session %2, the scores at %3 position(s) in %4%5")
+                                         .arg(runId)
+                                         .arg(session)
+                                         .arg(positions)
+                                         .arg(bigwig)
+                                         .arg(notes.isEmpty() ? QString() : tr(" (%n note(s) in the Run Log)", nullptr, int(notes.size())));
+                view_->setMessage(text);
+                services_->report(text, 15000);
+            });
     connect(project_->browser(), &ProjectBrowser::openVepRun, this, &VepController::openVepRun);
     connect(project_, &ProjectController::sequenceOpened, this, [this] {
         if (pendingSelection_.first >= 0 && pendingSelection_.second <= editor_->document()->size()) {  // an indel of a vep run
@@ -90,6 +103,7 @@ void VepController::setupScoring() {
         endRun(tr("Scoring variants failed: %1").arg(error), 0, 0, false);
     });
     connect(store_->worker(), &ProjectStore::failed, this, [this](const QString& what, const QString& error) {
+        if (what == tr("Export for a genome browser")) return view_->setMessage(tr("%1 failed: %2").arg(what, error));
         if (!run_ || (what != tr("Score variants") && what != tr("Store variant effects"))) return;
         view_->setMessage(tr("%1 failed: %2").arg(what, error));
         endRun(tr("%1 failed: %2").arg(what, error), 0, 0, false);
@@ -139,6 +153,14 @@ void VepController::openVepRun(qint64 runId) {
     view_->setMessage(tr("Reading run %1…").arg(runId));
     services_->raiseDock(QStringLiteral("vepDock"));
     store_->post([token = ++token_, runId](ProjectStore* s) { s->loadVepRun(token, runId); });
+}
+
+void VepController::exportForGenomeBrowser(qint64 runId) {
+    QString path = services_->chooseFile(true, tr("IGV session for run %1").arg(runId), tr("IGV session (*.xml)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".xml");
+    view_->setMessage(tr("Writing run %1's scores for a genome browser…").arg(runId));
+    store_->post([runId, path](ProjectStore* s) { s->exportVepForIgv(runId, path); });
 }
 
 void VepController::addFileActions(QMenu* file) {

@@ -5,7 +5,8 @@
 // (progress and Stop in the dock) and stores the rows as a "vep" run; a stored run is read back
 // from the project. Activating a row opens its variant: on a stored sequence, that sequence with
 // the variant selected (a substitution inspected with its alternative); otherwise its window,
-// fetched from the result's reference genome, as an unstored sequence.
+// fetched from the result's reference genome, as an unstored sequence. A stored run exports to a
+// genome browser (bigWig and an IGV session) from the dock's Genome Browser button.
 #pragma once
 
 #include <QObject>
@@ -46,6 +47,8 @@ public slots:
     void scoreProjectVcf(const QString& vcfPath, qint64 windowBp, bool reverseComplement);
     void stopScoringVcf();
     void openVepRun(qint64 runId);
+    // A stored run's scores as bigWig with an IGV session (asks where; ProjectStore::exportVepForIgv).
+    void exportForGenomeBrowser(qint64 runId);
 
 signals:
     void vepResultOpened(const QString& path, int rows);

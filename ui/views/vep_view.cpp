@@ -48,9 +48,16 @@ VepView::VepView(QWidget* parent) : QWidget(parent) {
     runLayout->addWidget(stop_);
     runRow_->setVisible(false);
     connect(stop_, &QPushButton::clicked, this, &VepView::stopRequested);
+    browser_ = new QPushButton(tr("Genome Browser…"));
+    browser_->setEnabled(false);
+    browser_->setToolTip(tr("Open a stored run in a genome browser first"));
+    connect(browser_, &QPushButton::clicked, this, [this] {
+        if (runId_) emit browserExportRequested(runId_);
+    });
     auto* filters = new QHBoxLayout;
     filters->addWidget(text_, 2);
     filters->addWidget(status_, 1);
+    filters->addWidget(browser_);
 
     table_ = new QTableView;
     table_->setModel(proxy_);
@@ -115,6 +122,12 @@ void VepView::setResult(VepResult result) {
                           .arg(scored)
                           .arg(result.windowBp)
                           .arg(result.reference));
+    runId_ = result.runId;
+    browser_->setEnabled(runId_ != 0);
+    browser_->setToolTip(runId_ ? tr("Write run %1's scores as a bigWig and an IGV session that opens them with the reference and the VCF")
+                                      .arg(runId_)
+                                : tr("Only a run stored in the project can be exported for a genome browser (carbon-cli project import "
+                                     "--vep stores a result file)"));
     status_->blockSignals(true);
     status_->clear();
     status_->addItem(tr("All statuses"), QString());

@@ -44,6 +44,8 @@ public:
 signals:
     void variantActivated(const carbon::storage::VepRow& row);
     void stopRequested();
+    // Export for a Genome Browser: the shown stored run's scores as bigWig with an IGV session.
+    void browserExportRequested(qint64 runId);
 
 private:
     void plotContig(const QString& contig);
@@ -58,6 +60,8 @@ private:
     QWidget* runRow_;
     QProgressBar* runProgress_;
     QPushButton* stop_;
+    QPushButton* browser_;  // Export for a genome browser (a stored run only)
+    qint64 runId_ = 0;      // the stored run shown (0: a TSV, or nothing)
     QChartView* chart_;
     QScatterSeries* points_ = nullptr;
     QScatterSeries* current_ = nullptr;

@@ -12,6 +12,7 @@
 #include "carbon/runs/run_records.h"
 #include "carbon/runs/run_writers.h"
 #include "carbon/runs/vep_run.h"
+#include "carbon/storage/browser_tracks.h"
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
 #include "carbon/storage/measurements.h"
@@ -438,14 +439,15 @@ void ProjectStore::exportFile(const ExportRequest& request) {
                 case ExportFormat::DesignsCsv: st::export_designs_table(*project_, out, ids, ','); break;
                 case ExportFormat::GenBank: notes = st::export_genbank(*project_, out, firstDesign()); break;
                 case ExportFormat::BedGraph:
-                case ExportFormat::Wig: {
+                case ExportFormat::Wig:
+                case ExportFormat::BigWig: {
                     st::TrackOwner owner;
                     if (request.sequenceId) owner.sequence_id = request.sequenceId;
                     else owner.design_id = firstDesign();
-                    if (request.format == ExportFormat::BedGraph)
-                        st::export_track_bedgraph(*project_, out, owner, request.trackKind.toStdString());
-                    else
-                        st::export_track_wig(*project_, out, owner, request.trackKind.toStdString());
+                    const std::string kind = request.trackKind.toStdString();
+                    if (request.format == ExportFormat::BedGraph) st::export_track_bedgraph(*project_, out, owner, kind);
+                    else if (request.format == ExportFormat::Wig) st::export_track_wig(*project_, out, owner, kind);
+                    else st::export_track_bigwig(*project_, out, request.path.toStdString(), owner, kind);
                     break;
                 }
                 case ExportFormat::SequencesFasta: notes = st::export_sequences_fasta(*project_, out, 60); break;
@@ -456,6 +458,23 @@ void ProjectStore::exportFile(const ExportRequest& request) {
         emit exported(request.path, said);
     } catch (const std::exception& e) {
         emit failed(tr("Export"), QString::fromUtf8(e.what()));
+    }
+}
+
+void ProjectStore::exportVepForIgv(qint64 runId, const QString& sessionPath) {
+    if (!requireOpen(tr("Export for a genome browser"))) return;
+    try {
+        st::VepBrowserExport request;
+        request.run_id = runId;
+        request.session_path = sessionPath.toStdString();
+        request.index_dir = st::ReferenceGenome::default_index_dir();
+        st::VepBrowserFiles files;
+        writeAtomically(sessionPath, [&](std::ostream& out) { files = st::export_vep_for_igv(*project_, out, request); });
+        QStringList notes;
+        for (const std::string& n : files.notes) notes << QString::fromStdString(n);
+        emit vepBrowserExported(runId, sessionPath, QString::fromStdString(files.bigwig), qint64(files.summary.positions), notes);
+    } catch (const std::exception& e) {
+        emit failed(tr("Export for a genome browser"), QString::fromUtf8(e.what()));
     }
 }
 

@@ -50,6 +50,9 @@ public slots:
     void storeEvolution(const carbon::ui::EvolutionToStore& run);
     void setDesignFlag(qint64 designId, const QString& flag);
     void exportFile(const carbon::ui::ExportRequest& request);
+    // A stored vep run's scores as a bigWig beside an IGV session that opens them with the genome
+    // and the VCF (storage's export_vep_for_igv, as carbon-cli project export --format igv).
+    void exportVepForIgv(qint64 runId, const QString& sessionPath);
     void saveCopy(const QString& path);  // Save As: a copy of the committed project, then opened
     void loadDesignTracks(quint64 token, const QList<qint64>& designIds, const QString& kind);
     // Score Variants: the project's sequences for the engine (vepSequencesReady); the engine's
@@ -87,6 +90,9 @@ signals:
     void variantsCounted(qint64 variants);  // every variant row of the project, after an import
     void runStored(quint64 number, const carbon::storage::Run& run, const QList<carbon::storage::DesignRecord>& designs);
     void exported(const QString& path, const QStringList& notes);  // notes: what the format made it change
+    // exportVepForIgv done: the session, the bigWig beside it and its positions; notes: what was
+    // left out or written besides (a VCF no longer there, the project's sequences as FASTA).
+    void vepBrowserExported(qint64 runId, const QString& session, const QString& bigwig, qint64 positions, const QStringList& notes);
     void vepSequencesReady(quint64 token, const carbon::ui::VepRunRequest& request);
     void vepRunStored(quint64 token, const carbon::storage::Run& run, qint64 rows);
     void vepRunLoaded(quint64 token, const carbon::ui::VepResult& result);

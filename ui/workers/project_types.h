@@ -148,13 +148,13 @@ struct EvolutionToStore {
 };
 
 // Export formats offered by File > Export.
-enum class ExportFormat { DesignsFasta, DesignsTsv, DesignsCsv, GenBank, BedGraph, Wig, SequencesFasta };
+enum class ExportFormat { DesignsFasta, DesignsTsv, DesignsCsv, GenBank, BedGraph, Wig, BigWig, SequencesFasta };
 
 struct ExportRequest {
     ExportFormat format = ExportFormat::DesignsFasta;
     QString path;
-    QList<qint64> designIds;  // designs to export (empty: all); GenBank/bedGraph/WIG use the first
-    qint64 sequenceId = 0;    // bedGraph/WIG of a stored sequence's track instead of a design's
+    QList<qint64> designIds;  // designs to export (empty: all); GenBank/bedGraph/WIG/bigWig use the first
+    qint64 sequenceId = 0;    // bedGraph/WIG/bigWig of a stored sequence's track instead of a design's
     QString trackKind = QStringLiteral("logp");
 };
 

@@ -74,4 +74,42 @@ struct IgvSession {
 // Error naming the file for a genome or resource that does not exist, before anything is written.
 void write_igv_session(std::ostream& out, const std::string& session_path, const IgvSession& session);
 
+// The contigs a vep run's scores lie on: those of `reference` (a genome FASTA) when given, else of
+// the run's ##reference, through its faidx index (built into `index_dir` when the FASTA has no
+// current one; a note then); for a run scored against the project's own sequences
+// ("project:FILE"), those sequences (each one-word name once). `genome` gets the FASTA's path, or
+// is left empty for the project's sequences.
+std::vector<ReferenceContig> vep_run_contigs(Project& project, const Run& run, const std::string& reference,
+                                             const std::string& index_dir, std::string& genome, std::vector<std::string>& notes);
+
+// A vep run for a genome browser: its scores as a bigWig beside the session (the session's name
+// + ".vep-runID.bw"), and the IGV session that opens the genome with them, the VCF and `tracks`.
+// This is what `carbon-cli project export --format igv --run ID` and the window's Variant Effects
+// dock both do.
+struct VepBrowserExport {
+    int64_t run_id = 0;
+    std::string session_path;
+    // The genome: empty takes the run's (its ##reference). A run scored against the project's own
+    // sequences ("project:FILE") gets them written as FASTA beside the session (its name + ".fa").
+    std::string reference;
+    // The VCF: empty takes the run's (##vcf) when that file is still there (else left out, said in
+    // `notes`); one given here must exist.
+    std::string vcf;
+    std::vector<std::string> tracks;
+    std::string locus;
+    VepValue value = VepValue::WindowDeltaMean;
+    std::string index_dir;  // where reference indexes are built (ReferenceGenome::default_index_dir())
+};
+struct VepBrowserFiles {
+    std::string bigwig, genome;
+    VepTrackSummary summary;
+    size_t resources = 0;            // in the session
+    std::vector<std::string> notes;  // what was left out or built, for the user
+};
+// Writes the session to `session_out` (an OutputFile of request.session_path) after the bigWig
+// (and genome FASTA) beside it, each through an OutputFile of its own. Every file the session
+// names is checked to exist before anything is written; errors as write_bigwig's and
+// write_igv_session's.
+VepBrowserFiles export_vep_for_igv(Project& project, std::ostream& session_out, const VepBrowserExport& request);
+
 }  // namespace carbon::storage
