@@ -24,7 +24,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 PACKAGES=(build-essential clang cmake ninja-build pkg-config python3 python3-venv
-          nlohmann-json3-dev libsqlite3-dev sqlite3 zlib1g-dev libhts-dev libbigwig-dev libopenblas-dev
+          nlohmann-json3-dev libsqlite3-dev sqlite3 zlib1g-dev libhts-dev libbigwig-dev libxlsxwriter-dev libopenblas-dev
           qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev xvfb xauth
           desktop-file-utils appstream shared-mime-info)
 missing=()

@@ -37,11 +37,12 @@ fi
 # ray: carbon-cluster's local 3-node cluster test (2.60 binds its servers to the node address,
 # so a cluster on 127.0.0.1 listens nowhere else).
 # scikit-learn (and scipy, which it brings): the reference for predictors fitted to measurements.
-# pyBigWig: libBigWig's Python binding, the reader the bigWig exports are checked with.
+# pyBigWig: libBigWig's Python binding, the reader the bigWig exports are checked with; openpyxl:
+# the reader of the .xlsx order sheets.
 REQS=("torch>=2.4" "transformers>=4.56" "tokenizers>=0.21" "safetensors>=0.4" numpy "biopython>=1.80" "pyjaspar>=3.0" "ray>=2.60"
-      "scikit-learn>=1.3" "pyBigWig>=0.3.22")
+      "scikit-learn>=1.3" "pyBigWig>=0.3.22" "openpyxl>=3.1")
 WHEELS="${CARBON_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/carbon-studio/wheels}"
-if ! "$VENV/bin/python" -c "import torch, transformers, tokenizers, safetensors, numpy, Bio, pyjaspar, ray, sklearn, scipy, pyBigWig" >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c "import torch, transformers, tokenizers, safetensors, numpy, Bio, pyjaspar, ray, sklearn, scipy, pyBigWig, openpyxl" >/dev/null 2>&1; then
   pip=("$VENV/bin/python" -m pip --disable-pip-version-check)
   mkdir -p "$WHEELS"
   if "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "${REQS[@]}" >/dev/null 2>&1; then

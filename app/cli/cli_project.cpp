@@ -30,6 +30,7 @@ int cmd_project(const std::vector<std::string>&) {
 #include "carbon/runs/run_records.h"
 #include "carbon/storage/browser_tracks.h"
 #include "carbon/storage/formats.h"
+#include "carbon/storage/order_files.h"
 #include "carbon/storage/reference.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
@@ -48,9 +49,11 @@ const char* kProjectUsage = R"(usage: carbon-cli project list FILE
              [--vcf IN.vcf[.gz] (--sequence NAME | --sequence-id ID)]
              [--vep SCORES.tsv [--model DIR]] [--recover RECOVERY.carbon] [--wait SECONDS]
        carbon-cli project export FILE --format fasta|sequences|tsv|csv|bedgraph|wig|bigwig|igv|genbank|vcf-results|vep
+             |twist|idt|constructs-fasta|constructs-genbank
              --out OUT [--designs ID,ID,...] [--width N] [--design ID] [--track KIND] [--channel N]
              [--sequence NAME | --sequence-id ID] [--run ID] [--reference GENOME.fa] [--value V]
-             [--vcf FILE] [--tracks FILE,...] [--locus CHR:FROM-TO]
+             [--vcf FILE] [--tracks FILE,...] [--locus CHR:FROM-TO] [--upstream SEQ] [--downstream SEQ]
+             [--plate 96|384] [--fill columns|rows]
   list and export only read the file. import stores everything it is given (FASTA, VCF, a
   recovery project) in one transaction, or nothing; --wait is how long it waits for another
   program writing to FILE (default 300 s). --recover stores a run that could not be stored when
@@ -75,6 +78,12 @@ const char* kProjectUsage = R"(usage: carbon-cli project list FILE
   (XML) that opens --reference with --tracks, the VCF (--vcf, default the run's) and, with --run
   ID, the run's scores written as OUT's name + .vep-runID.bw beside it; paths in it are relative
   to its folder.
+  Orders (--designs ID,... or every design not discarded), each design as a construct:
+  --upstream + design + --downstream (A, C, G, T; adapters, primers, overhangs). twist: a Twist
+  oligo pool CSV (Name,Sequence). idt: IDT plate sheets (.xlsx, a sheet per plate of --plate
+  wells, default 96, filled by --fill columns (A1, B1, ...; default) or rows; Well Position, Name,
+  Sequence). constructs-fasta / constructs-genbank: the whole constructs, the flanks and the
+  design as GenBank features. Names are the designs' (vendor-safe, unique; changes are noted).
 )";
 
 std::vector<int64_t> parse_ids(const std::string& s) {
@@ -294,7 +303,7 @@ void export_for_browsers(st::Project& p, const Args& a, const std::string& forma
 
 int project_export(const std::string& path, const std::vector<std::string>& rest) {
     Args a(rest, {"format", "out", "designs", "width", "design", "track", "channel", "sequence", "sequence-id", "run", "reference", "vcf",
-                  "tracks", "value", "locus"},
+                  "tracks", "value", "locus", "upstream", "downstream", "plate", "fill"},
            {});
     const std::string format = a.required("format"), out_path = a.required("out");
     auto p = st::Project::open(path, read_only_options());
@@ -321,6 +330,23 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
     else if (format == "bedgraph") st::export_track_bedgraph(*p, out, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
     else if (format == "wig") st::export_track_wig(*p, out, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
     else if (format == "bigwig" || format == "igv") export_for_browsers(*p, a, format, out, out_path, owner);
+    else if (format == "twist" || format == "idt" || format == "constructs-fasta" || format == "constructs-genbank") {
+        st::OrderSelection sel = st::order_constructs(*p, ids, {a.get_or("upstream", ""), a.get_or("downstream", "")});
+        notes = std::move(sel.notes);
+        if (format == "twist") st::write_twist_pool_csv(out, sel.constructs);
+        else if (format == "constructs-fasta") st::write_constructs_fasta(out, sel.constructs, size_t(a.integer("width", 60, 0, 1 << 30)));
+        else if (format == "constructs-genbank") {
+            const auto more = st::write_constructs_genbank(out, sel.constructs);
+            notes.insert(notes.end(), more.begin(), more.end());
+        } else {
+            const std::string fill = a.get_or("fill", "columns");
+            if (fill != "columns" && fill != "rows") throw Error("--fill must be columns or rows, not '" + visible_text(fill, 40) + "'");
+            const int wells = int(a.integer("plate", 96, 96, 384));
+            if (wells != 96 && wells != 384) throw Error("--plate must be 96 or 384, not " + std::to_string(wells));
+            st::write_idt_plates_xlsx(out, out_path, sel.constructs, wells, fill == "rows" ? st::PlateFill::Rows : st::PlateFill::Columns);
+        }
+        std::fprintf(stderr, "%s: %zu construct(s)\n", out_path.c_str(), sel.constructs.size());
+    }
     else if (format == "genbank") {
         if (auto s = chosen_sequence(*p, a)) notes = st::export_genbank_sequence(*p, out, s->id);
         else if (a.get("design")) notes = st::export_genbank(*p, out, design_id());
@@ -334,7 +360,8 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
         if (!a.get("run")) throw Error("--format vep needs --run ID (carbon-cli project list shows the vep runs)");
         st::export_vep_tsv(*p, out, a.integer("run", 0, 1, 1ll << 62));
     } else {
-        throw Error("--format must be fasta, sequences, tsv, csv, bedgraph, wig, bigwig, igv, genbank, vcf-results or vep, not '" +
+        throw Error("--format must be fasta, sequences, tsv, csv, bedgraph, wig, bigwig, igv, genbank, vcf-results, vep, twist, idt, "
+                    "constructs-fasta or constructs-genbank, not '" +
                     visible_text(format, 40) + "'");
     }
     out_file.commit();

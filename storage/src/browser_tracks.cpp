@@ -1,8 +1,6 @@
 // bigWig through libBigWig and IGV session files (browser_tracks.h).
 #include "carbon/storage/browser_tracks.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -19,6 +17,7 @@ extern "C" {
 #include "carbon/storage/vep_result.h"
 #include "carbon/support/output_file.h"
 #include "carbon/support/visible_text.h"
+#include "temp_file.h"
 
 namespace carbon::storage {
 
@@ -28,20 +27,6 @@ namespace fs = std::filesystem;
 
 // Intervals per bwAddIntervals / bwAppendIntervals call.
 constexpr size_t kBatch = size_t(1) << 16;
-
-// A file in the system's temporary folder, removed when this goes.
-struct TempFile {
-    fs::path path;
-    explicit TempFile(const std::string& stem) {
-        static std::atomic<unsigned> serial{0};
-        path = fs::temp_directory_path() /
-               ("carbon-" + stem + "-" + std::to_string(::getpid()) + "-" + std::to_string(serial++) + ".tmp");
-    }
-    ~TempFile() {
-        std::error_code ec;
-        fs::remove(path, ec);
-    }
-};
 
 // libBigWig's global set-up (curl, which it needs only for remote files), once per process.
 void bigwig_init() {
@@ -126,14 +111,6 @@ void write_bigwig_file(const std::string& path, const std::string& tmp, const st
         throw Error(path + ": the bigWig libBigWig wrote does not read back whole (disk full?)");
 }
 
-// The bytes of `tmp` into out.
-void copy_into(std::ostream& out, const std::string& name, const std::string& tmp) {
-    std::ifstream in(tmp, std::ios::binary);
-    if (!in) throw Error(name + ": cannot read back the temporary file " + tmp);
-    out << in.rdbuf();
-    if (!out) throw Error("cannot write " + name + " (disk full?)");
-}
-
 std::string xml_escaped(const std::string& s) {
     std::string out;
     for (char c : s) switch (c) {
@@ -173,9 +150,9 @@ void require_file(const std::string& session_path, const std::string& file, cons
 
 void write_bigwig(std::ostream& out, const std::string& name, const std::vector<TrackChrom>& chroms) {
     check_chroms(name, chroms);
-    TempFile tmp("bigwig");
+    TempFile tmp("bigwig", ".bw");
     write_bigwig_file(name, tmp.path.string(), chroms);
-    copy_into(out, name, tmp.path.string());
+    tmp.copy_into(out, name);
 }
 
 void export_track_bigwig(Project& project, std::ostream& out, const std::string& name, const TrackOwner& owner,

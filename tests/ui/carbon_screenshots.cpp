@@ -51,6 +51,7 @@
 #include "views/evolution_view.h"
 #include "views/generation_panel.h"
 #include "views/objective_section.h"
+#include "views/order_dialog.h"
 #include "views/logo_panel.h"
 #include "views/model_panel.h"
 #include "views/mutagenesis_heat_map.h"
@@ -165,6 +166,17 @@ int main(int argc, char** argv) {
     w.designs()->overlaySelectedDesigns();
     waitFor([&] { return w.designs()->chart()->seriesCount() == 4; }, 20000);
     shoot(w, out, "design-tracks.png");
+
+    // The Order dialog over the four selected designs: IDT plates, an MPRA adapter pair, and a
+    // flank typed with a letter that cannot be ordered, said in place.
+    {
+        OrderDialog order(4, &w);
+        order.formatCombo()->setCurrentIndex(order.formatCombo()->findData(int(ExportFormat::IdtXlsx)));
+        order.upstreamEdit()->setText(QStringLiteral("ACTGGCCGCTTGACGNNNN"));
+        order.downstreamEdit()->setText(QStringLiteral("CACTGCGGCTCCTGCGATCGC"));
+        order.show();
+        shoot(order, out, "order-dialog.png");
+    }
 
     // The variant fos_TATA_T703G from the project browser to the Base Inspector, scored.
     QTreeWidgetItem* fos = w.project()->browser()->tree()->topLevelItem(0)->child(0);

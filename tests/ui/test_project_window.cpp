@@ -6,6 +6,9 @@
 // another program's database is refused untouched, a VCF goes onto the open sequence by id, and
 // a run the project cannot take is kept in a recovery project (issue 15).
 #include <QAction>
+#include <QComboBox>
+#include <QLabel>
+#include <QPushButton>
 #include <QDockWidget>
 #include <QFile>
 #include <QLineEdit>
@@ -36,6 +39,7 @@
 #include "document/sequence_document.h"
 #include "main_window.h"
 #include "views/message_bar.h"
+#include "views/order_dialog.h"
 #include "ui_test_support.h"
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
@@ -594,6 +598,45 @@ private slots:
         auto recovered = st::Project::open(kept.toStdString(), {.create = false, .read_only = true});
         QCOMPARE(recovered->count("designs"), int64_t(3));
         QCOMPARE(QByteArray::fromStdString(recovered->list_designs()[0].bases), QByteArray::fromStdString(run.run->result.designs[0].bases));
+    }
+
+    // Order Selected Designs: the dialog checks the flanks as they are typed (the bad letter and
+    // its position in the dialog, OK off), offers the plate only for IDT; the export writes the
+    // selected designs as constructs, the same as carbon-cli project export (order_files.h).
+    void ordersSelectedDesignsAsConstructs() {
+        OrderDialog dialog(2);
+        dialog.upstreamEdit()->setText(QStringLiteral("ACGTN"));
+        QVERIFY(!dialog.okButton()->isEnabled());
+        QVERIFY2(dialog.problemLabel()->text().contains(QStringLiteral("upstream flank: position 5 is 'N'")),
+                 qPrintable(dialog.problemLabel()->text()));
+        dialog.upstreamEdit()->setText(QStringLiteral("acgtac"));
+        dialog.downstreamEdit()->setText(QStringLiteral("GGCC"));
+        QVERIFY(dialog.okButton()->isEnabled() && dialog.problemLabel()->text().isEmpty());
+        QVERIFY(!dialog.plateCombo()->isEnabled());
+        dialog.formatCombo()->setCurrentIndex(dialog.formatCombo()->findData(int(ExportFormat::IdtXlsx)));
+        QVERIFY(dialog.plateCombo()->isEnabled() && dialog.fillCombo()->isEnabled());
+        dialog.formatCombo()->setCurrentIndex(dialog.formatCombo()->findData(int(ExportFormat::ConstructsFasta)));
+
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("p.carbon"));
+        writeProject(path, randomBases(500, 3));
+        MainWindow w;
+        QSignalSpy opened(w.project(), &ProjectController::projectOpened);
+        w.project()->openProject(path);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() > 0 && w.designs()->model()->rowCount() == 3, 20000);
+        ExportRequest request = dialog.request();
+        QCOMPARE(request.upstream, QStringLiteral("acgtac"));
+        request.path = tmp.filePath(QStringLiteral("order.fa"));
+        request.designIds = {w.designs()->model()->row(0).designId, w.designs()->model()->row(2).designId};
+        QSignalSpy exported(w.project()->store(), &ProjectStore::exported);
+        w.designs()->exportOrder(request);
+        QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, 20000);
+        QFile f(request.path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = f.readAll().split('\n');
+        QCOMPARE(lines.size(), 7);  // two records of 70 bases, each a header and two lines (wrapped at 60), then the last line break
+        QVERIFY(lines[0].startsWith(">d0 design="));
+        QCOMPARE(lines[1], QByteArray("ACGTAC") + QByteArray::fromStdString(w.designs()->model()->row(0).design.bases).left(54));
     }
 
     void withoutAProjectNothingIsStoredAndExportSaysWhy() {

@@ -11,6 +11,7 @@
 #include "controllers/window_services.h"
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
+#include "views/order_dialog.h"
 #include "views/project_browser.h"
 #include "views/track_chart_view.h"
 
@@ -88,6 +89,36 @@ void DesignsController::addExportActions(QMenu* exportMenu) {
     exportAction(tr("Design Track as &WIG…"), ExportFormat::Wig);
     exportAction(tr("Design Track as b&igWig…"), ExportFormat::BigWig);
     exportAction(tr("All &Sequences as FASTA…"), ExportFormat::SequencesFasta);
+    exportMenu->addSeparator();
+    exportMenu->addAction(tr("&Order Selected Designs…"), this, &DesignsController::orderSelectedDesignsInteractive);
+}
+
+void DesignsController::orderSelectedDesignsInteractive() {
+    if (!project_->isOpen())
+        return project_->reportError(tr("Order"), tr("Order: designs are ordered from a project; open or create one first."));
+    QList<qint64> ids;
+    for (int r : view_->selectedSourceRows())
+        if (model_->row(r).designId) ids << model_->row(r).designId;
+    if (ids.isEmpty()) return project_->reportError(tr("Order"), tr("Order: select the stored designs to order in the designs table first."));
+    OrderDialog dialog(int(ids.size()), services_->window());
+    if (dialog.exec() != QDialog::Accepted) return;
+    ExportRequest request = dialog.request();
+    static const QHash<int, QPair<QString, QString>> kFilters = {
+        {int(ExportFormat::TwistCsv), {tr("Twist oligo pool (*.csv)"), QStringLiteral(".csv")}},
+        {int(ExportFormat::IdtXlsx), {tr("IDT plates (*.xlsx)"), QStringLiteral(".xlsx")}},
+        {int(ExportFormat::ConstructsFasta), {tr("FASTA (*.fa)"), QStringLiteral(".fa")}},
+        {int(ExportFormat::ConstructsGenBank), {tr("GenBank (*.gb)"), QStringLiteral(".gb")}},
+    };
+    QString path = services_->chooseFile(true, tr("Order"), kFilters[int(request.format)].first);
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += kFilters[int(request.format)].second;
+    request.path = path;
+    request.designIds = ids;
+    exportOrder(request);
+}
+
+void DesignsController::exportOrder(const ExportRequest& request) {
+    store_->post([request](ProjectStore* s) { s->exportFile(request); });
 }
 
 void DesignsController::exportDesignsInteractive(ExportFormat format) {

@@ -2,7 +2,8 @@
 // table over DesignTableModel, its filters, star / discard) and the Design Tracks dock (designs'
 // per-base tracks overlaid, or another track such as specificity), takes the open project's
 // stored designs, stores the user's verdicts, and exports: the selected designs (FASTA, TSV, CSV),
-// one design (GenBank, bedGraph, WIG, bigWig) or every stored sequence (FASTA).
+// one design (GenBank, bedGraph, WIG, bigWig) or every stored sequence (FASTA), and orders the
+// selected designs as constructs (the Order dialog: Twist, IDT plates, FASTA, GenBank).
 #pragma once
 
 #include <QObject>
@@ -36,6 +37,11 @@ public:
 public slots:
     void exportDesignsInteractive(carbon::ui::ExportFormat format);  // the selected designs (or all sequences)
     void overlaySelectedDesigns();
+    // File > Export > Order Selected Designs: the Order dialog, a file, then exportOrder.
+    void orderSelectedDesignsInteractive();
+    // An order of request.designIds as constructs (request.format: TwistCsv, IdtXlsx,
+    // ConstructsFasta, ConstructsGenBank) to request.path, on the project's thread.
+    void exportOrder(const carbon::ui::ExportRequest& request);
 
 private:
     void showProjectDesigns(const ProjectSnapshot& snapshot);

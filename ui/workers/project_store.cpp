@@ -16,6 +16,7 @@
 #include "carbon/storage/fasta.h"
 #include "carbon/storage/formats.h"
 #include "carbon/storage/measurements.h"
+#include "carbon/storage/order_files.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
 #include "carbon/storage/vep_result.h"
@@ -451,6 +452,23 @@ void ProjectStore::exportFile(const ExportRequest& request) {
                     break;
                 }
                 case ExportFormat::SequencesFasta: notes = st::export_sequences_fasta(*project_, out, 60); break;
+                case ExportFormat::TwistCsv:
+                case ExportFormat::IdtXlsx:
+                case ExportFormat::ConstructsFasta:
+                case ExportFormat::ConstructsGenBank: {
+                    st::OrderSelection sel = st::order_constructs(*project_, ids, {request.upstream.toStdString(), request.downstream.toStdString()});
+                    notes = std::move(sel.notes);
+                    if (request.format == ExportFormat::TwistCsv) st::write_twist_pool_csv(out, sel.constructs);
+                    else if (request.format == ExportFormat::ConstructsFasta) st::write_constructs_fasta(out, sel.constructs, 60);
+                    else if (request.format == ExportFormat::IdtXlsx)
+                        st::write_idt_plates_xlsx(out, request.path.toStdString(), sel.constructs, request.plateWells,
+                                                  request.fillRows ? st::PlateFill::Rows : st::PlateFill::Columns);
+                    else {
+                        const auto more = st::write_constructs_genbank(out, sel.constructs);
+                        notes.insert(notes.end(), more.begin(), more.end());
+                    }
+                    break;
+                }
             }
         });
         QStringList said;

@@ -148,7 +148,10 @@ struct EvolutionToStore {
 };
 
 // Export formats offered by File > Export.
-enum class ExportFormat { DesignsFasta, DesignsTsv, DesignsCsv, GenBank, BedGraph, Wig, BigWig, SequencesFasta };
+enum class ExportFormat {
+    DesignsFasta, DesignsTsv, DesignsCsv, GenBank, BedGraph, Wig, BigWig, SequencesFasta,
+    TwistCsv, IdtXlsx, ConstructsFasta, ConstructsGenBank  // orders: the designs as constructs (order_files.h)
+};
 
 struct ExportRequest {
     ExportFormat format = ExportFormat::DesignsFasta;
@@ -156,6 +159,9 @@ struct ExportRequest {
     QList<qint64> designIds;  // designs to export (empty: all); GenBank/bedGraph/WIG/bigWig use the first
     qint64 sequenceId = 0;    // bedGraph/WIG/bigWig of a stored sequence's track instead of a design's
     QString trackKind = QStringLiteral("logp");
+    QString upstream, downstream;  // orders: the flanks of every construct
+    int plateWells = 96;           // IDT: 96 or 384
+    bool fillRows = false;         // IDT: wells filled A1, A2, ... (else A1, B1, ...)
 };
 
 }  // namespace carbon::ui
