@@ -38,6 +38,7 @@
 #include "controllers/generation_controller.h"
 #include "controllers/logo_controller.h"
 #include "controllers/model_controller.h"
+#include "controllers/motif_controller.h"
 #include "controllers/predictor_controller.h"
 #include "controllers/project_controller.h"
 #include "controllers/vep_controller.h"
@@ -326,5 +327,22 @@ int main(int argc, char** argv) {
     raise(w, "generationDock");  // its check boxes and lists in the dark palette
     shoot(w, out, "generation-dark.png");
     applyTheme(Theme::Light);
+
+    // The construct's restriction sites by enzyme name (Edit > Show Restriction Sites), framed in
+    // the editor over its multiple cloning region.
+    {
+        QSignalSpy scanned(w.motifs(), &MotifController::motifsScanned);
+        w.motifs()->showEnzymeSites(QStringLiteral("EcoRI, BamHI, HindIII, XbaI, BsaI, NotI"));
+        waitFor([&] { return scanned.count() > 0; }, 20000);
+        qsizetype first = 0;
+        for (const auto& f : w.editor()->motifFrames()) {
+            first = f.start;
+            break;
+        }
+        w.editor()->setSelection(first, first);
+        w.editor()->centreOn(first + 60);
+        shoot(w, out, "restriction-sites.png");
+        w.motifs()->showEnzymeSites(QString());
+    }
     return failures ? 1 : 0;
 }

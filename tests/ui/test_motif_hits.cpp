@@ -2,7 +2,8 @@
 // its hits framed in the editor at the positions and strands the engine's scan gives (what
 // carbon-cli motifs scan reports), rescanned after an edit, counted per design in the designs
 // table (with a tooltip per matrix); the loaded matrices required or forbidden in generation; a
-// malformed file refused with its line; Clear Motifs.
+// malformed file refused with its line; Clear Motifs. Restriction sites by enzyme name, framed the
+// same way beside the hits.
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -11,6 +12,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
+#include "carbon/motifs/enzymes.h"
 #include "carbon/motifs/motif.h"
 #include "carbon/test_support/test_model.h"
 #include "controllers/designs_controller.h"
@@ -97,6 +101,68 @@ private slots:
         w.motifs()->clearMotifs();
         QVERIFY(w.editor()->motifFrames().isEmpty());
         QCOMPARE(m->data(m->index(0, DesignTableModel::MotifHitsColumn)).toString(), QString());
+    }
+
+    // Restriction sites by enzyme name: framed where the engine's enzyme_sites finds them (the
+    // table Bio.Restriction is held to), both strands, beside the matrix hits; a name that is not
+    // an enzyme is refused with the suggestion and changes nothing; an edit rescans; "" clears.
+    void restrictionSitesAreFramedByName() {
+        QByteArray bases = ui_test::randomBases(600, 33);
+        for (const char* site : {"GAATTC", "GGTCTC", "GAGACC", "CGTCTC", "GAGACG"})  // strip chance sites of the three
+            for (qsizetype at; (at = bases.indexOf(site)) >= 0;) bases[at] = bases[at] == 'A' ? 'C' : 'A';
+        bases.replace(100, 6, "GAATTC");  // EcoRI
+        bases.replace(300, 6, "GGTCTC");  // BsaI, + strand
+        bases.replace(400, 6, "GAGACC");  // BsaI, - strand
+        bases.replace(200, 7, "TATAAAA");
+        MainWindow w;
+        w.document()->setBases(bases);
+        QSignalSpy scanned(w.motifs(), &MotifController::motifsScanned);
+        w.motifs()->loadMotifs(jaspar_, 1e-4);
+        QTRY_COMPARE_WITH_TIMEOUT(scanned.count(), 1, 20000);
+        const qsizetype tfHits = w.editor()->motifFrames().size();
+        QVERIFY(tfHits >= 1);
+
+        QCOMPARE(w.motifs()->showEnzymeSites(QStringLiteral("EcoRI, BsaI BsmBI")), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(scanned.count(), 2, 20000);
+        QCOMPARE(w.motifs()->enzymeNames(), (QStringList{QStringLiteral("EcoRI"), QStringLiteral("BsaI"), QStringLiteral("BsmBI")}));
+        const auto want = [&](const QByteArray& seq) {
+            QVector<QPair<qsizetype, char>> sites;
+            for (const char* name : {"EcoRI", "BsaI", "BsmBI"})
+                for (const carbon::EnzymeSite& s : carbon::enzyme_sites(*carbon::EnzymeTable::builtin().find(name),
+                                                                         std::string_view(seq.constData(), size_t(seq.size()))))
+                    sites.append({qsizetype(s.start), s.reverse ? '-' : '+'});
+            return sites;
+        };
+        auto framedSites = [&] {
+            QVector<QPair<qsizetype, char>> got;
+            for (const auto& f : w.editor()->motifFrames())
+                if (f.label.contains(QStringLiteral(" site "))) got.append({f.start, f.strand});
+            return got;
+        };
+        auto sorted = [](QVector<QPair<qsizetype, char>> v) {
+            std::sort(v.begin(), v.end());
+            return v;
+        };
+        QCOMPARE(sorted(framedSites()), sorted(want(bases)));
+        QCOMPARE(sorted(framedSites()), (QVector<QPair<qsizetype, char>>{{100, '+'}, {300, '+'}, {400, '-'}}));
+        QCOMPARE(w.editor()->motifFrames().size(), tfHits + 3);  // beside the matrix hits
+        for (const auto& f : w.editor()->motifFrames())
+            if (f.start == 400 && f.label.contains(QStringLiteral(" site "))) QVERIFY(f.label.startsWith(QStringLiteral("BsaI site GGTCTC (- strand)")));
+
+        // Not an enzyme: refused with the right spelling, nothing changed.
+        const QString why = w.motifs()->showEnzymeSites(QStringLiteral("EcoRI, bsai"));
+        QVERIFY2(why.contains(QStringLiteral("BsaI")), qPrintable(why));
+        QCOMPARE(w.motifs()->enzymeNames().size(), 3);
+
+        // An edit before the sites: rescanned, shifted.
+        w.document()->insert(0, "CC");
+        QTRY_VERIFY_WITH_TIMEOUT(sorted(framedSites()) == sorted(want(w.document()->bases())) && framedSites().size() == 3 &&
+                                     sorted(framedSites()).first().first == 102,
+                                 20000);
+
+        QCOMPARE(w.motifs()->showEnzymeSites(QString()), QString());
+        QVERIFY(framedSites().isEmpty());
+        QCOMPARE(w.editor()->motifFrames().size(), tfHits);  // the matrix hits stay
     }
 
     // The loaded matrices as generation constraints: the panel offers them once loaded; "require"

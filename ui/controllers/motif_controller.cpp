@@ -8,9 +8,14 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QThreadPool>
 #include <QTimer>
 
+#include <algorithm>
+#include <string_view>
+
+#include "carbon/motifs/enzymes.h"
 #include "controllers/window_services.h"
 #include "document/sequence_document.h"
 #include "views/design_table_model.h"
@@ -27,7 +32,7 @@ MotifController::MotifController(SequenceDocument* doc, SequenceEditor* editor, 
     rescan_->setInterval(300);
     connect(rescan_, &QTimer::timeout, this, &MotifController::rescan);
     connect(doc_, &SequenceDocument::changed, this, [this] {
-        if (motifs_) rescan_->start();
+        if (motifs_ || !enzymes_.empty()) rescan_->start();
     });
     // Every design the table gets is counted: new runs' and the project's.
     connect(designs_, &DesignTableModel::rowsInserted, this, [this](const QModelIndex&, int first, int last) { countDesigns(first, last); });
@@ -52,6 +57,84 @@ void MotifController::addEditActions(QMenu* edit) {
         loadMotifs(path, p);
     });
     edit->addAction(tr("Clear Motifs"), this, &MotifController::clearMotifs);
+    QAction* sites = edit->addAction(tr("Show &Restriction Sites…"));
+    sites->setToolTip(tr("Frame the recognition sites of restriction enzymes named from REBASE (EcoRI, BsaI, BsmBI…) on both strands"));
+    connect(sites, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(services_->window(), tr("Restriction sites"),
+                                                   tr("Enzymes (REBASE names, comma-separated; empty to clear):"), QLineEdit::Normal,
+                                                   enzymeNames().join(QStringLiteral(", ")), &ok);
+        if (!ok) return;
+        const QString why = showEnzymeSites(text);
+        if (!why.isEmpty()) services_->error(tr("Restriction sites: %1").arg(why));
+    });
+}
+
+QStringList MotifController::enzymeNames() const {
+    QStringList names;
+    for (const Enzyme* e : enzymes_) names << QString::fromStdString(e->name);
+    return names;
+}
+
+QString MotifController::showEnzymeSites(const QString& text) {
+    const EnzymeTable& table = EnzymeTable::builtin();
+    std::vector<const Enzyme*> chosen;
+    for (const QString& part : text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
+        const std::string name = part.toStdString();
+        const Enzyme* e = table.find(name);
+        if (!e) {
+            try {
+                table.site_or_motif(name);  // a motif's letters, or an Error with the names that differ in case
+            } catch (const std::exception& err) {
+                return QString::fromUtf8(err.what());
+            }
+            return tr("'%1' is not a restriction enzyme of the table (REBASE's commercially available enzymes)").arg(part);
+        }
+        if (std::find(chosen.begin(), chosen.end(), e) == chosen.end()) chosen.push_back(e);
+    }
+    enzymes_ = std::move(chosen);
+    if (enzymes_.empty()) {
+        ++siteToken_;
+        siteFrames_.clear();
+        showFrames();
+        services_->message(tr("Restriction sites cleared"), 5000);
+        return {};
+    }
+    scanEnzymes();
+    return {};
+}
+
+void MotifController::scanEnzymes() {
+    const quint64 token = ++siteToken_;
+    QPointer<MotifController> self(this);
+    QThreadPool::globalInstance()->start([self, enzymes = enzymes_, bases = doc_->bases(), token] {
+        QVector<SequenceEditor::MotifFrame> frames;
+        const std::string_view seq(bases.constData(), size_t(bases.size()));
+        for (const Enzyme* e : enzymes)
+            for (const EnzymeSite& site : enzyme_sites(*e, seq)) {
+                const qsizetype start = qsizetype(site.start), end = start + qsizetype(e->site.size());
+                frames.append({start, end, site.reverse ? '-' : '+',
+                               tr("%1 site %2 (%3 strand), bases %4–%5")
+                                   .arg(QString::fromStdString(e->name), QString::fromStdString(e->site))
+                                   .arg(QLatin1Char(site.reverse ? '-' : '+'))
+                                   .arg(start + 1)
+                                   .arg(end)});
+            }
+        QMetaObject::invokeMethod(qApp, [self, frames = std::move(frames), token] {
+            if (!self || token != self->siteToken_) return;
+            self->siteFrames_ = frames;
+            self->showFrames();
+            self->services_->message(tr("%n restriction site(s) of %1", nullptr, int(frames.size())).arg(self->enzymeNames().join(QStringLiteral(", "))), 8000);
+            emit self->motifsScanned(int(self->motifFrames_.size() + self->siteFrames_.size()));
+        }, Qt::QueuedConnection);
+    });
+}
+
+void MotifController::showFrames() {
+    QVector<SequenceEditor::MotifFrame> all = motifFrames_;
+    all += siteFrames_;
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+    editor_->setMotifFrames(std::move(all));
 }
 
 void MotifController::loadMotifs(const QString& path, double maxPvalue) {
@@ -94,13 +177,14 @@ void MotifController::clearMotifs() {
     ++token_;
     motifs_.reset();
     panel_->setMotifSet(nullptr);
-    rescan_->stop();
-    editor_->setMotifFrames({});
+    motifFrames_.clear();
+    showFrames();
     designs_->setMotifNames({});
     services_->message(tr("Motifs cleared"), 5000);
 }
 
 void MotifController::rescan() {
+    if (!enzymes_.empty()) scanEnzymes();
     if (!motifs_) return;
     const quint64 token = ++token_;
     QPointer<MotifController> self(this);
@@ -118,10 +202,11 @@ void MotifController::rescan() {
                                .arg(m.pvalue, 0, 'g', 3)});
         QMetaObject::invokeMethod(qApp, [self, frames = std::move(frames), set, token] {
             if (!self || token != self->token_) return;
-            self->editor_->setMotifFrames(frames);
+            self->motifFrames_ = frames;
+            self->showFrames();
             self->services_->message(
                 tr("%n motif hit(s) of %1 matrices at p ≤ %2", nullptr, int(frames.size())).arg(set->size()).arg(set->maxPvalue(), 0, 'g', 3), 8000);
-            emit self->motifsScanned(int(frames.size()));
+            emit self->motifsScanned(int(self->motifFrames_.size() + self->siteFrames_.size()));
         }, Qt::QueuedConnection);
     });
 }
