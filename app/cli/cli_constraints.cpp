@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "carbon/generation/fns_generate.h"
 #include "carbon/motifs/motif.h"
 #include "carbon/support/common.h"
 
@@ -27,6 +28,13 @@ DesignConstraints design_constraints_from_args(const Args& a) {
     DesignConstraints c;
     c.max_homopolymer = int(a.integer("max-homopolymer", 0, 0, 1000000));
     c.forbidden_motifs = split(a.get_or("forbid", ""), ',');
+    if (auto sites = a.get("require-site")) {
+        try {
+            c.required_sites = parse_required_sites(*sites);
+        } catch (const Error& e) {
+            throw Error(std::string("--require-site: ") + e.what());
+        }
+    }
     if (a.get("forbid-pvalue") && !a.get("forbid-matrices")) throw Error("--forbid-pvalue needs --forbid-matrices FILE");
     if (auto f = a.get("forbid-matrices")) {
         const double p = a.number("forbid-pvalue", 1e-4, 1e-300, 1.0);

@@ -70,7 +70,7 @@ int cmd_evolve(const std::vector<std::string>& argv) {
     if (wants_help(argv, kEvolveUsage)) return 0;
     Args a(argv,
            {"model", "predictor", "project", "start", "start-fasta", "objective", "budget", "rounds", "template", "context", "right-flank",
-            "max-homopolymer", "forbid", "gc", "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within",
+            "max-homopolymer", "forbid", "require-site", "gc", "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within",
             "batch", "out", "backend", "threads", "project-wait", "plausibility", "plausibility-model", "tags", "proposals", "seed"},
            {"quiet", "free-tags"});
     if ((a.get("plausibility-model") || a.get("tags")) && !a.get("plausibility") && !a.get("proposals"))

@@ -35,7 +35,7 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
              [--context SEQ | --context-fasta FILE] [--right-flank SEQ] [--max-backtracks N]
              [--count N] [--mode fns|direct] [--temperature T] [--top-p P] [--seed S]
              [--tags T1,T2 [--free-tags]] [--guidance W [--negative-tags T3,T4]]
-             [--max-homopolymer N] [--forbid MOTIF|ENZYME,...] [--gc MIN-MAX]
+             [--max-homopolymer N] [--forbid MOTIF|ENZYME,...] [--require-site ENZYME@POS[:-],...] [--gc MIN-MAX]
              [--forbid-matrices FILE [--forbid-pvalue P]]
              [--require-matrices FILE [--require-pvalue P] [--require-within FROM-TO]]
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
@@ -56,6 +56,9 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
   --forbid MOTIF|ENZYME,...: no window touching the design may hold any of them on either strand:
   motifs in IUPAC letters (GAATTC, GGWCC) or restriction enzymes by name as REBASE spells them
   (EcoRI, BsaI: their sites; the 623 commercially available enzymes of resources/enzymes.tsv).
+  --require-site ENZYME@POS,...: every design holds the enzyme's site (or an IUPAC motif) with its
+  first base at 1-based design position POS, ":-" for the bottom strand (BsaI@40:-): written
+  into the template, so the rest of the design is generated around it.
   --forbid-matrices FILE: no window touching the design may match any matrix of FILE (JASPAR,
   MEME or TRANSFAC; see carbon-cli motifs --help) on either strand with a p-value of P or less
   (default 1e-4; uniform background, pseudocount 0.5): enforced while generating.
@@ -82,7 +85,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
     Args a(argv,
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
             "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "project-wait", "draft", "draft-tokens", "draft-verify",
-            "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within", "guidance",
+            "forbid-matrices", "forbid-pvalue", "require-site", "require-matrices", "require-pvalue", "require-within", "guidance",
             "negative-tags", "objective", "predictor", "activity-model", "keep", "batch", "plausibility"},
            {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
@@ -199,6 +202,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
         if (!rq.template_iupac.empty()) out << " template=" << rq.template_iupac;
         if (rq.constraints.max_homopolymer) out << " max_homopolymer=" << rq.constraints.max_homopolymer;
         if (!rq.constraints.forbidden_motifs.empty()) out << " forbid=" << a.get_or("forbid", "");
+        if (!rq.constraints.required_sites.empty()) out << " require_sites=" << format_required_sites(rq.constraints.required_sites);
         if (a.get("forbid-matrices"))
             out << " forbid_matrices=" << std::filesystem::path(*a.get("forbid-matrices")).filename().string()
                 << " forbid_pvalue=" << a.get_or("forbid-pvalue", "1e-4");

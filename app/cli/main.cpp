@@ -32,7 +32,7 @@ usage:
   carbon-cli models [--hub DIR] [DIR...]   (model folders and Hugging Face cache snapshots, not loaded)
   carbon-cli generate --model DIR [--context SEQ | --context-fasta FILE] [--right-flank SEQ] [--tags T1,T2]
              (--length N | --template IUPAC) [--count N] [--mode fns|direct] [--temperature T] [--top-p P]
-             [--seed S] [--max-homopolymer N] [--forbid MOTIF|ENZYME,...] [--gc MIN-MAX] --out FILE.fasta
+             [--seed S] [--max-homopolymer N] [--forbid MOTIF|ENZYME,...] [--require-site ENZYME@POS,...] [--gc MIN-MAX] --out FILE.fasta
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
              [--project FILE [--project-wait SECONDS]]
              [--backend auto|cpu|cuda] [--threads N] [--free-tags] [--quiet]

@@ -152,4 +152,31 @@ for d in designs:
         T.check(not e.search(Seq(segment), linear=True) and site not in segment and revcomp(site) not in segment,
                 f"{name} in a design or its junctions: ...{segment}...")
 print(f"generation: {len(designs)} designs with {', '.join(forbid)} forbidden hold none of their sites")
+
+# --- generation with sites required at a place ---------------------------------------------------------
+# EcoRI's site from design base 12, BsaI's read on the bottom strand from base 40 (so it cuts
+# upstream of it), BamHI forbidden: Bio.Restriction finds the EcoRI and BsaI sites there and no
+# BamHI site, in every design.
+out = os.path.join(WORK, "required.fasta")
+run([CLI, "generate", "--model", model, "--length", "70", "--count", "20", "--seed", "5", "--context", context,
+     "--require-site", "EcoRI@12,BsaI@40:-", "--forbid", "BamHI", "--out", out])
+designs = []
+for line in open(out):
+    line = line.strip()
+    if line.startswith(">"):
+        T.check("require_sites=EcoRI@12,BsaI@40:-" in line, f"the header does not say the required sites: {line[:200]}")
+        designs.append("")
+    elif line and designs:
+        designs[-1] += line
+T.check(len(designs) == 20 and len(set(designs)) > 1, f"{len(designs)} designs, {len(set(designs))} distinct")
+eco = next(x for x in ENZYMES if str(x) == "EcoRI")
+bsa = next(x for x in ENZYMES if str(x) == "BsaI")
+bam = next(x for x in ENZYMES if str(x) == "BamHI")
+for d in designs:
+    T.check(d[11:17] == "GAATTC" and 12 + eco.fst5 in eco.search(Seq(d), linear=True),
+            f"EcoRI not at design base 12: {d}")
+    T.check(d[39:45] == revcomp("GGTCTC") and any(c < 40 for c in bsa.search(Seq(d), linear=True)),
+            f"BsaI not on the bottom strand at design base 40: {d}")
+    T.check(not bam.search(Seq(context + d), linear=True), f"BamHI in a design: {d}")
+print(f"generation: {len(designs)} designs hold EcoRI at base 12 and BsaI (bottom strand) at base 40")
 sys.exit(T.done())

@@ -41,7 +41,77 @@ void require_bases(std::string_view text, const char* what) {
     }
 }
 
+// Each required site written into the design's masks: its bases (IUPAC) where the template allows
+// them; an Error naming the site for one that runs past the design or that the template (or an
+// earlier site) rules out at a position.
+void apply_required_sites(const std::vector<RequiredSite>& sites, std::vector<BaseMask>& masks) {
+    for (size_t k = 0; k < sites.size(); ++k) {
+        const RequiredSite& rs = sites[k];
+        std::string site;
+        try {
+            site = EnzymeTable::builtin().site_or_motif(rs.motif);
+        } catch (const Error& e) {
+            throw Error("required site " + std::to_string(k + 1) + ": " + e.what());
+        }
+        const std::string what = "required site " + std::to_string(k + 1) + " (" + rs.motif +
+                                 (EnzymeTable::builtin().find(rs.motif) ? ", site " + site : std::string()) + (rs.reverse ? ", bottom strand" : "") +
+                                 " at design position " + std::to_string(rs.position + 1) + ")";
+        std::vector<BaseMask> m = parse_template(site, what.c_str());
+        if (rs.reverse) m = reverse_complement_mask(m);
+        if (rs.position + m.size() > masks.size())
+            throw Error(what + " runs past the design's end (" + std::to_string(masks.size()) + " bases)");
+        for (size_t j = 0; j < m.size(); ++j) {
+            const BaseMask both = masks[rs.position + j] & m[j];
+            if (!both)
+                throw Error(what + ": design position " + std::to_string(rs.position + j + 1) +
+                            " cannot hold the site's base: the template or another required site rules it out");
+            masks[rs.position + j] = both;
+        }
+    }
+}
+
 }  // namespace
+
+std::vector<RequiredSite> parse_required_sites(const std::string& text) {
+    std::vector<RequiredSite> out;
+    size_t item = 0;
+    for (size_t i = 0; i <= text.size();) {
+        const size_t j = std::min(text.find(',', i), text.size());
+        std::string part = text.substr(i, j - i);
+        i = j + 1;
+        while (!part.empty() && part.front() == ' ') part.erase(0, 1);
+        while (!part.empty() && part.back() == ' ') part.pop_back();
+        ++item;
+        if (part.empty()) {
+            if (j == text.size() && item == 1) break;  // an empty list
+            throw Error("required site " + std::to_string(item) + " is empty");
+        }
+        const std::string bad = "required site " + std::to_string(item) + " '" + visible_text(part, 60) +
+                                "': expected NAME@POSITION (EcoRI@12, an IUPAC motif such as GGTCTC@5, or BsaI@40:- for the bottom strand)";
+        const size_t at = part.find('@');
+        if (at == std::string::npos || at == 0) throw Error(bad);
+        RequiredSite rs;
+        rs.motif = part.substr(0, at);
+        std::string pos = part.substr(at + 1);
+        if (pos.size() > 2 && pos[pos.size() - 2] == ':' && (pos.back() == '-' || pos.back() == '+')) {
+            rs.reverse = pos.back() == '-';
+            pos.resize(pos.size() - 2);
+        }
+        if (pos.empty() || pos.size() > 9 || pos.find_first_not_of("0123456789") != std::string::npos || std::stoul(pos) == 0)
+            throw Error(bad);
+        rs.position = std::stoul(pos) - 1;
+        out.push_back(std::move(rs));
+        if (j == text.size()) break;
+    }
+    return out;
+}
+
+std::string format_required_sites(const std::vector<RequiredSite>& sites) {
+    std::string s;
+    for (const RequiredSite& r : sites)
+        s += (s.empty() ? "" : ",") + r.motif + "@" + std::to_string(r.position + 1) + (r.reverse ? ":-" : "");
+    return s;
+}
 
 Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::string>& notices) {
     require_bases(r.left_context, "the context");
@@ -61,6 +131,7 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
         if (r.length == 0) throw Error("design length must be at least 1 base (or give a template)");
         design_masks.assign(r.length, kAnyBase);
     }
+    apply_required_sites(r.constraints.required_sites, design_masks);
     p.design_len = design_masks.size();
 
     // What the model can see at once: tags + <dna> + context + design (+ flank and </dna> for

@@ -36,6 +36,7 @@ RunSettings generation_settings(const DesignRequest& req) {
     for (const RequiredMatrix& f : req.constraints.required_matrices)
         required += (required.empty() ? "" : "; ") + f.label + threshold(f.min_score, f.max_pvalue) + " in " +
                     std::to_string(f.from + 1) + "-" + (f.to ? std::to_string(f.to) : std::string("end"));
+    if (!req.constraints.required_sites.empty()) s.emplace_back("required_sites", format_required_sites(req.constraints.required_sites));
     if (!forbidden.empty()) s.emplace_back("forbidden_matrices", forbidden);
     if (!required.empty()) s.emplace_back("required_matrices", required);
     if (req.guidance.active()) {

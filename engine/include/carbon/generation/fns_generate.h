@@ -46,11 +46,28 @@ struct RequiredMatrix {
     double max_pvalue = 1.0;
 };
 
+// A site every design holds at a fixed place: an enzyme by name (its site: enzymes.h) or an IUPAC
+// motif, its first base at 0-based design position `position`, read on the bottom strand when
+// `reverse` (its reverse complement written on the top). Written into the template's masks, so the
+// generator and DesignChecker hold designs to it as to the template.
+struct RequiredSite {
+    std::string motif;
+    size_t position = 0;
+    bool reverse = false;
+};
+
+// "EcoRI@12,BsaI@40:-": sites by name or IUPAC motif at 1-based design positions, ":-" for the
+// bottom strand (":+" the top, the default), comma-separated; Error naming the item for anything
+// else. format_required_sites writes the same form back.
+std::vector<RequiredSite> parse_required_sites(const std::string& text);
+std::string format_required_sites(const std::vector<RequiredSite>& sites);
+
 struct DesignConstraints {
     int max_homopolymer = 0;                  // longest allowed run of one base; 0 = no limit
     std::vector<std::string> forbidden_motifs;  // IUPAC, checked on both strands
     std::vector<ForbiddenMatrix> forbidden_matrices;
     std::vector<RequiredMatrix> required_matrices;
+    std::vector<RequiredSite> required_sites;
     double gc_min = 0.0, gc_max = 1.0;        // GC fraction window over the design
     bool active() const {
         return max_homopolymer > 0 || !forbidden_motifs.empty() || !forbidden_matrices.empty() ||
