@@ -63,5 +63,16 @@ if ! "$VENV/bin/python" -c "import gguf" >/dev/null 2>&1; then
     "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "gguf>=0.10" >&2
   fi
 fi
+# dnachisel (pinned: the synthesis checks are held to its rules location for location, quirks
+# included): the reference for the vendor rule sets. One of its dependencies (docopt) is only an
+# sdist, so setuptools and wheel join the wheelhouse to build it there without the network.
+if ! "$VENV/bin/python" -c "import dnachisel" >/dev/null 2>&1; then
+  pip=("$VENV/bin/python" -m pip --disable-pip-version-check)
+  mkdir -p "$WHEELS"
+  if ! "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "dnachisel==3.2.16" >/dev/null 2>&1; then
+    "${pip[@]}" download --quiet --dest "$WHEELS" "dnachisel==3.2.16" setuptools wheel >&2
+    "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "dnachisel==3.2.16" >&2
+  fi
+fi
 "$VENV/bin/python" -c "import torch, transformers, tokenizers; print('setup-test-deps: torch', torch.__version__, 'transformers', transformers.__version__, 'tokenizers', tokenizers.__version__)" >&2
 echo "$PWD/$VENV/bin/python"

@@ -2,10 +2,12 @@
 #include "cli_constraints.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
 #include "carbon/generation/fns_generate.h"
+#include "carbon/generation/synthesis_rules.h"
 #include "carbon/motifs/motif.h"
 #include "carbon/support/common.h"
 
@@ -90,7 +92,21 @@ DesignConstraints design_constraints_from_args(const Args& a) {
             throw Error("--gc " + *gc + ": GC content is a fraction from 0 to 1; for percentages write " + lo + "%-" + hi +
                         "%");
     }
+    if (auto rules = a.get("rules")) {
+        try {
+            add_synthesis_constraints(SynthesisRuleSet::find(*rules), c);
+        } catch (const Error& e) {
+            throw Error(std::string("--rules: ") + e.what());
+        }
+    }
     return c;
+}
+
+void say_synthesis_length(const Args& a, size_t design_length) {
+    if (auto rules = a.get("rules")) {
+        const std::string notice = synthesis_length_notice(SynthesisRuleSet::find(*rules), design_length);
+        if (!notice.empty()) std::fprintf(stderr, "note: %s\n", notice.c_str());
+    }
 }
 
 }  // namespace carbon::cli

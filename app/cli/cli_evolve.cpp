@@ -26,7 +26,7 @@ namespace {
 const char* kEvolveUsage = R"(usage: carbon-cli evolve --model DIR [--predictor FILE.json | --project FILE --predictor NAME]
              (--start SEQ | --start-fasta FILE) --objective SPEC --budget N [--rounds N]
              [--template IUPAC] [--context SEQ] [--right-flank SEQ] [--max-homopolymer N]
-             [--forbid MOTIF|ENZYME,...] [--gc MIN-MAX] [--forbid-matrices FILE [--forbid-pvalue P]]
+             [--forbid MOTIF|ENZYME,...] [--gc MIN-MAX] [--rules SET|FILE.rules] [--forbid-matrices FILE [--forbid-pvalue P]]
              [--require-matrices FILE [--require-pvalue P] [--require-within FROM-TO]]
              [--plausibility W] [--proposals N [--seed S]] [--plausibility-model LM] [--tags T1,T2 [--free-tags]]
              [--batch N] --out TRAJECTORY.tsv [--project FILE [--project-wait SECONDS]]
@@ -70,7 +70,7 @@ int cmd_evolve(const std::vector<std::string>& argv) {
     if (wants_help(argv, kEvolveUsage)) return 0;
     Args a(argv,
            {"model", "predictor", "project", "start", "start-fasta", "objective", "budget", "rounds", "template", "context", "right-flank",
-            "max-homopolymer", "forbid", "require-site", "gc", "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within",
+            "max-homopolymer", "forbid", "require-site", "gc", "rules", "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within",
             "batch", "out", "backend", "threads", "project-wait", "plausibility", "plausibility-model", "tags", "proposals", "seed"},
            {"quiet", "free-tags"});
     if ((a.get("plausibility-model") || a.get("tags")) && !a.get("plausibility") && !a.get("proposals"))
@@ -103,6 +103,7 @@ int cmd_evolve(const std::vector<std::string>& argv) {
     dr.template_iupac = a.get_or("template", "");
     dr.length = dr.template_iupac.empty() ? er.start.size() : 0;
     dr.constraints = design_constraints_from_args(a);
+    say_synthesis_length(a, dr.template_iupac.empty() ? dr.length : dr.template_iupac.size());
     std::optional<Probe> probe;
     if (a.get("predictor")) probe = predictor_from_args(a);
     const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work

@@ -36,6 +36,7 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
              [--count N] [--mode fns|direct] [--temperature T] [--top-p P] [--seed S]
              [--tags T1,T2 [--free-tags]] [--guidance W [--negative-tags T3,T4]]
              [--max-homopolymer N] [--forbid MOTIF|ENZYME,...] [--require-site ENZYME@POS[:-],...] [--gc MIN-MAX]
+             [--rules twist-oligo-pool|twist-gene-fragment|idt-gblock|idt-opool|FILE.rules]
              [--forbid-matrices FILE [--forbid-pvalue P]]
              [--require-matrices FILE [--require-pvalue P] [--require-within FROM-TO]]
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
@@ -68,6 +69,10 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
   is where the model's own choices make one, and at the latest in the span's last window.
   --gc MIN-MAX: each design's G+C content within the window, as fractions (0.4-0.6) or
   percentages (40%-60%); enforced while generating.
+  --rules SET: a vendor's synthesis rules (carbon-cli check --list-rules) enforced while
+  generating, on every window that holds a design base, across the junctions with the context and
+  the flank: GC (whole design, windows and their spread), homopolymers, repeats, hairpins and
+  forbidden sites; a design whose length is outside the vendor's range is said in a note.
   --objective SPEC: generate and rank. An activity predictor predicts every design (its own bases)
   and the designs are ranked by the objective, the best --keep K of them (default all) written and
   stored, each header with objective= and every output's value. SPEC: an output (K562), its MinGap
@@ -85,7 +90,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
     Args a(argv,
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
             "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "project-wait", "draft", "draft-tokens", "draft-verify",
-            "forbid-matrices", "forbid-pvalue", "require-site", "require-matrices", "require-pvalue", "require-within", "guidance",
+            "forbid-matrices", "forbid-pvalue", "require-site", "require-matrices", "require-pvalue", "require-within", "guidance", "rules",
             "negative-tags", "objective", "predictor", "activity-model", "keep", "batch", "plausibility"},
            {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
@@ -111,6 +116,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
     req.sampling.top_p = float(a.number("top-p", 1.0, 1e-6, 1.0));
     req.sampling.seed = uint64_t(a.integer("seed", 0, 0, (1ll << 62)));
     req.constraints = design_constraints_from_args(a);
+    say_synthesis_length(a, req.template_iupac.empty() ? req.length : req.template_iupac.size());
     req.max_backtracks = size_t(a.integer("max-backtracks", 512, 0, 1 << 30));
     const std::string out_path = a.required("out");
     const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
@@ -211,12 +217,14 @@ int cmd_generate(const std::vector<std::string>& argv) {
                 << " require_pvalue=" << a.get_or("require-pvalue", "1e-4")
                 << (a.get("require-within") ? " require_within=" + *a.get("require-within") : std::string());
         if (a.get("gc")) out << " gc=" << *a.get("gc");
+        if (!rq.constraints.synthesis_rules.empty()) out << " rules=" << visible_text(rq.constraints.synthesis_rules);
         if (!rq.tags.empty()) out << " tags=" << rq.tags;
         if (rq.guidance.active()) {
             out << " guidance=" << guidance_mode_name(rq.guidance.mode) << " w=" << rq.guidance.w;
             if (!rq.guidance.negative_tags.empty()) out << " negative_tags=" << rq.guidance.negative_tags;
             out << " specificity=" << d.specificity;
         }
+        if (d.restarts) out << " restarts=" << d.restarts;
         out << " backtracks=" << d.backtracks << "\n";
         for (size_t i = 0; i < d.bases.size(); i += 60) out << d.bases.substr(i, 60) << "\n";
     }

@@ -20,6 +20,7 @@ int cmd_evolve(const std::vector<std::string>& args);     // cli_evolve.cpp
 int cmd_models(const std::vector<std::string>& args);
 int cmd_motifs(const std::vector<std::string>& args);
 int cmd_select(const std::vector<std::string>& args);  // cli_select.cpp
+int cmd_check(const std::vector<std::string>& args);   // cli_check.cpp
 int cmd_vep(const std::vector<std::string>& args);  // cli_vep.cpp (needs storage/)
 // Peak resident set size of this process in bytes (VmHWM), 0 when unknown.
 size_t peak_rss_bytes();

@@ -50,6 +50,9 @@ usage:
              (each of these: carbon-cli COMMAND --help)
   carbon-cli select --in DESIGNS.fasta --count N --out FILE.fasta [--min-distance D] [--min-score X]
              (designs to order: near-duplicates removed, good ones far apart on both strands)
+  carbon-cli check --rules twist-oligo-pool|twist-gene-fragment|idt-gblock|idt-opool|FILE.rules --in DESIGNS.fasta
+             [--upstream SEQ] [--downstream SEQ] [--json] [--list-rules]
+             (can a vendor make them: each synthesis rule broken and where)
   carbon-cli motifs scan --motifs FILE --in FILE.fasta --out FILE.tsv [--pvalue P] [--background uniform|sequence]
              (transcription-factor motifs: JASPAR, MEME, TRANSFAC; no model needed)
   carbon-cli bench --model DIR [--threads N] [--prompt-tokens N] [--decode-tokens N] [--batches 1,8]
@@ -206,6 +209,7 @@ int main(int argc, char** argv) {
         if (cmd == "models") return cmd_models(args);
         if (cmd == "motifs") return cmd_motifs(args);
         if (cmd == "select") return cmd_select(args);
+        if (cmd == "check") return cmd_check(args);
         std::fprintf(stderr, "carbon-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
         return 1;
     } catch (const std::bad_alloc&) {

@@ -195,6 +195,7 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
 
     const DesignConstraints& c = r.constraints;
     if (c.max_homopolymer < 0) throw Error("the maximum homopolymer run must be >= 1 (0 = no limit)");
+    check_synthesis_constraints(c);
     for (size_t k = 0; k < c.forbidden_motifs.size(); ++k) {
         // A motif in IUPAC letters, or an enzyme by name (its site: enzymes.h).
         std::string site;
@@ -293,6 +294,7 @@ bool constraints_allow(const Plan& p, const DesignConstraints& c, const std::str
             }
         }
     }
+    if (!synthesis_windows_allow(p, c, s, a, last)) return false;
     for (const MatrixGrid& m : p.forbidden_matrices)
         if (matrix_hit_ends_at(m, s, p.flank, a, last)) return false;
     for (const RequiredSpan& r : p.required_matrices)

@@ -51,4 +51,11 @@ Plan make_plan(const Tokenizer& tok, const DesignRequest& r, std::vector<std::st
 // inside its span.
 bool constraints_allow(const Plan& p, const DesignConstraints& c, const std::string& bases, size_t gen_pos);
 
+// The synthesis-rule part of constraints_allow (design_synthesis.cpp): runs of A/T and G/C, GC
+// windows and their spread, repeated k-mers and hairpin stems completed by the base at absolute
+// index `a` (at the design's last base, `last`, also those reaching into the right flank).
+bool synthesis_windows_allow(const Plan& p, const DesignConstraints& c, const std::string& bases, size_t a, bool last);
+// Refuses synthesis constraints that cannot be met or make no sense (a stem that cannot fit its window).
+void check_synthesis_constraints(const DesignConstraints& c);
+
 }  // namespace carbon

@@ -106,7 +106,7 @@ bool Generator::choose_fns(DesignState& d, Step& st, size_t step, size_t design_
     // pick again among what is left (a sample from the restricted distribution).
     std::array<float, 6> u{};
     for (size_t j = 0; j < 6; ++j)
-        u[j] = r_.sampling.temperature > 0 ? uniform01(r_.sampling.seed, design_index, 2 * step + j / 4, uint32_t(j % 4)) : 0.f;
+        u[j] = r_.sampling.temperature > 0 ? uniform01(r_.sampling.seed, d.stream(design_index), 2 * step + j / 4, uint32_t(j % 4)) : 0.f;
     int index = 0;
     std::function<bool(size_t)> dfs = [&](size_t j) -> bool {
         if (j == 6) return !st.excluded.count(index);
@@ -151,13 +151,14 @@ bool Generator::choose_direct(DesignState& d, Step& st, size_t step, size_t desi
         }
         if (ok) cand[size_t(v)] = st.logits[size_t(v)], ++n_cand;
     }
-    const float u = r_.sampling.temperature > 0 ? uniform01(r_.sampling.seed, design_index, step, 0) : 0.f;
+    const float u = r_.sampling.temperature > 0 ? uniform01(r_.sampling.seed, d.stream(design_index), step, 0) : 0.f;
     while (n_cand > 0) {
         const int v = int(sample_index(cand, r_.sampling, u));
         if (!std::isfinite(cand[size_t(v)])) break;
         const size_t before = d.seq_bases.size();
         bool ok = true;
-        for (size_t j = 0; j < 6 && ok; ++j) {
+        size_t j = 0;
+        for (; j < 6 && ok; ++j) {
             d.seq_bases.push_back(kKmerBases[size_t(kmer_base(v, int(j)))]);
             ok = base_ok(d, step * 6 + j);
         }
@@ -166,8 +167,16 @@ bool Generator::choose_direct(DesignState& d, Step& st, size_t step, size_t desi
             return true;
         }
         d.seq_bases.resize(before);
-        cand[size_t(v)] = -std::numeric_limits<float>::infinity();  // sample again among the rest
-        --n_cand;
+        // A base is judged on the bases before it alone, so every 6-mer that shares the failing
+        // prefix (the first j bases) fails too: all leave the candidates at once (else a step
+        // where thousands fail samples thousands of times), and the rest are sampled again.
+        const int shift = 2 * (6 - int(j));
+        const int first = (v >> shift) << shift, last = first + (1 << shift);
+        for (int x = first; x < last; ++x)
+            if (std::isfinite(cand[size_t(x)])) {
+                cand[size_t(x)] = -std::numeric_limits<float>::infinity();
+                --n_cand;
+            }
     }
     return false;
 }
@@ -185,11 +194,16 @@ void Generator::choose(DesignState& d, size_t design_index) {
             return;
         }
         const size_t design_pos = step * 6 >= p_.tail_len ? step * 6 - p_.tail_len + 1 : 1;
+        if (step > 0 && (d.history.size() < 2 || d.backtracks >= r_.max_backtracks) && d.restarts < kMaxRestarts && !spec_on_) {
+            restart(d);
+            continue;
+        }
         if (step == 0 || d.history.size() < 2 || d.backtracks >= r_.max_backtracks)
             throw Error("design " + std::to_string(design_index + 1) + ": the constraints cannot be met at design position " +
-                        std::to_string(design_pos) + " (after " + std::to_string(d.backtracks) +
-                        " backtracked 6-mers): no base sequence allowed by the template avoids the forbidden motifs "
-                        "and matrices, the homopolymer limit and the GC window there");
+                        std::to_string(design_pos) + " (after " + std::to_string(d.backtracks) + " backtracked 6-mers" +
+                        (d.restarts ? " and " + std::to_string(d.restarts) + " fresh starts" : std::string()) +
+                        "): no base sequence allowed by the template avoids the forbidden motifs and matrices, the "
+                        "homopolymer limit, the GC window and the synthesis rules there");
         // Step back one token: forget this step, exclude the previous choice, drop it from the cache.
         d.history.pop_back();
         const int prev = d.tokens.back();
@@ -204,6 +218,18 @@ void Generator::choose(DesignState& d, size_t design_index) {
         }
         ++d.backtracks;
     }
+}
+
+void Generator::restart(DesignState& d) {
+    d.tokens.clear();
+    d.seq_bases = p_.head;
+    d.logp.clear();
+    d.specificity.clear();
+    d.history.assign(1, first_step_);
+    be_.truncate_sequence(d.seq, p_.prompt.size());
+    if (r_.guidance.active()) be_.truncate_sequence(d.guide_seq, p_.guide_prompt.size());
+    d.backtracks = 0;
+    ++d.restarts;
 }
 
 void Generator::plain_round(std::vector<DesignState>& ds, ForwardOutput& out) {
@@ -284,6 +310,7 @@ GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::
             } else {
                 push_step(ds[i], out.row(0), out.width);
             }
+            if (i == 0) first_step_ = ds[0].history.back();
             choose(ds[i], i);  // step 0; from here on the last chosen token is pending
         }
         if (spec_) {
@@ -411,6 +438,7 @@ GenerationResult Generator::run(const GenerationCallbacks& cb, std::vector<std::
             out_d.index = i;
             out_d.bases = d.seq_bases.substr(abs_index(p_.tail_len), p_.design_len);
             out_d.backtracks = d.backtracks;
+            out_d.restarts = d.restarts;
             double sum = 0, all = 0;
             size_t n_all = 0;
             for (size_t g = p_.tail_len; g < p_.gen_len; ++g) sum += d.logp[g];

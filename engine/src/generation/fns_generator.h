@@ -47,8 +47,16 @@ struct DesignState {
     std::deque<Step> history;   // data of the last steps; back() is the step being chosen
     std::vector<double> logp;   // per generated position: log p of the chosen base (plain marginal)
     size_t backtracks = 0;
+    size_t restarts = 0;        // times the design was begun again from its first base (see choose)
     int32_t pending = -1;       // vocabulary id to forward next
+    // The Philox stream of the design's draws: its index, and after a restart a stream of its own.
+    uint64_t stream(size_t design_index) const { return uint64_t(design_index) + (uint64_t(restarts) << 32); }
 };
+
+// A design whose constraints lead it into a dead end its backtracking cannot leave (window rules
+// such as a GC spread set by bases far behind) is begun again on a fresh stream, this many times
+// at most, before the request fails.
+constexpr size_t kMaxRestarts = 8;
 
 class Generator {
 public:
@@ -69,6 +77,8 @@ private:
     bool choose_fns(DesignState& d, Step& st, size_t step, size_t design_index);
     bool choose_direct(DesignState& d, Step& st, size_t step, size_t design_index);
     void choose(DesignState& d, size_t design_index);
+    void restart(DesignState& d);
+    Step first_step_;  // step 0's data, the same for every design: where a restart begins
     // Speculative sampling (Distribution verification): the distribution over the 4,096 6-mers
     // the sampler draws step `step` from, and taking 6-mer `index` as that step's token.
     std::vector<double> token_distribution(const Step& st, size_t step) const;

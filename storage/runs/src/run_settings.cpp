@@ -37,6 +37,7 @@ RunSettings generation_settings(const DesignRequest& req) {
         required += (required.empty() ? "" : "; ") + f.label + threshold(f.min_score, f.max_pvalue) + " in " +
                     std::to_string(f.from + 1) + "-" + (f.to ? std::to_string(f.to) : std::string("end"));
     if (!req.constraints.required_sites.empty()) s.emplace_back("required_sites", format_required_sites(req.constraints.required_sites));
+    if (!req.constraints.synthesis_rules.empty()) s.emplace_back("synthesis_rules", req.constraints.synthesis_rules);
     if (!forbidden.empty()) s.emplace_back("forbidden_matrices", forbidden);
     if (!required.empty()) s.emplace_back("required_matrices", required);
     if (req.guidance.active()) {

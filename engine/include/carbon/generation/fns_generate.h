@@ -69,9 +69,23 @@ struct DesignConstraints {
     std::vector<RequiredMatrix> required_matrices;
     std::vector<RequiredSite> required_sites;
     double gc_min = 0.0, gc_max = 1.0;        // GC fraction window over the design
+    // Synthesis rules (synthesis_rules.h: add_synthesis_constraints), judged as check_synthesis
+    // judges them on every window that holds a design base, reading into the context and the flank:
+    int max_run_at = 0, max_run_gc = 0;       // longest run of A or T, of G or C; 0 = no limit
+    struct GcWindow {
+        size_t window = 0;
+        double min = 0.0, max = 1.0;
+    };
+    std::vector<GcWindow> gc_windows;         // every window's GC fraction within [min, max]
+    size_t gc_spread_window = 0;              // the highest window's GC minus the lowest's ...
+    double gc_spread_max = 1.0;               // ... at most this (0 window = off)
+    size_t unique_kmer = 0;                   // no k-mer twice, either strand (0 = off)
+    size_t hairpin_stem = 0, hairpin_window = 0;  // no stem whose reverse complement follows within the window
+    std::string synthesis_rules;              // the rule set these came from (its id or file), for the record
     bool active() const {
         return max_homopolymer > 0 || !forbidden_motifs.empty() || !forbidden_matrices.empty() ||
-               !required_matrices.empty() || gc_min > 0.0 || gc_max < 1.0;
+               !required_matrices.empty() || gc_min > 0.0 || gc_max < 1.0 || max_run_at > 0 || max_run_gc > 0 ||
+               !gc_windows.empty() || gc_spread_window > 0 || unique_kmer > 0 || hairpin_stem > 0;
     }
 };
 
@@ -100,7 +114,7 @@ struct DesignRequest {
     std::string right_flank;     // fixed bases after the design, used for scoring and ranking
     size_t length = 0;           // design length in bases (ignored when template_iupac is set)
     std::string template_iupac;  // allowed bases per design position; its length is the length
-    size_t count = 1;            // designs; design i draws from Philox stream i
+    size_t count = 1;            // designs; design i draws from Philox stream i (i + k * 2^32 after its k-th restart)
     GenerationMode mode = GenerationMode::Fns;
     SamplingParams sampling;     // FNS: temperature/top-p per base; direct: per 6-mer token
     DesignConstraints constraints;
@@ -131,7 +145,10 @@ struct Design {
     double design_logp = 0;    // base-level mean log p over the design's bases (FNS marginals)
     double ranking_logp = 0;   // base-level mean log p over design + right flank bases
     int rank = 0;              // 1 = best ranking_logp among the returned designs
-    size_t backtracks = 0;     // 6-mer tokens revisited to satisfy the constraints
+    size_t backtracks = 0;     // 6-mer tokens revisited to satisfy the constraints (since the last restart)
+    // Times the design was begun again on a fresh random stream after its constraints led it into
+    // a dead end backtracking could not leave (at most 8; then the request fails).
+    size_t restarts = 0;
     // With guidance: the mean over the design's bases of log p(base | the request's tags) -
     // log p(base | the second stream's tags, or none), the specificity S(x | positive) -
     // S(x | negative) per base averaged; NaN without guidance.
