@@ -2,10 +2,8 @@
 #include "carbon/storage/browser_tracks.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>

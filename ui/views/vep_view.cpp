@@ -37,6 +37,10 @@ VepView::VepView(QWidget* parent) : QWidget(parent) {
     status_->setToolTip(tr("Show the variants with this status"));
     summary_ = new QLabel(tr("Open a variant effect result (File > Open Variant Effects) made by carbon-cli vep."));
     summary_->setWordWrap(true);
+    message_ = new QLabel;
+    message_->setWordWrap(true);
+    message_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // a path to copy
+    message_->setVisible(false);
     runRow_ = new QWidget;
     runProgress_ = new QProgressBar;
     runProgress_->setFormat(tr("%v of %m variant records"));
@@ -83,6 +87,7 @@ VepView::VepView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(summary_);
+    layout->addWidget(message_);
     layout->addWidget(runRow_);
     layout->addLayout(filters);
     layout->addWidget(split, 1);
@@ -95,7 +100,13 @@ VepView::VepView(QWidget* parent) : QWidget(parent) {
     });
 }
 
-void VepView::setMessage(const QString& text) { summary_->setText(text); }
+void VepView::setMessage(const QString& text) {
+    message_->setText(text);
+    message_->setVisible(!text.isEmpty());
+}
+
+QString VepView::summary() const { return summary_->text(); }
+QString VepView::message() const { return message_->text(); }
 
 void VepView::setRunning(bool running) {
     runRow_->setVisible(running);
@@ -122,6 +133,7 @@ void VepView::setResult(VepResult result) {
                           .arg(scored)
                           .arg(result.windowBp)
                           .arg(result.reference));
+    setMessage(QString());
     runId_ = result.runId;
     browser_->setEnabled(runId_ != 0);
     browser_->setToolTip(runId_ ? tr("Write run %1's scores as a bigWig and an IGV session that opens them with the reference and the VCF")

@@ -26,7 +26,11 @@ class VepView : public QWidget {
 public:
     explicit VepView(QWidget* parent = nullptr);
     void setResult(VepResult result);
+    // What an action says (progress, a failure, an export's files): a line of its own under the
+    // summary, which keeps saying which result is shown; "" hides it. A new result clears it.
     void setMessage(const QString& text);
+    QString summary() const;
+    QString message() const;
     // A Score Variants run in progress: the bar and its Stop button show while `running`.
     void setRunning(bool running);
     void setProgress(qint64 done, qint64 total);
@@ -56,7 +60,8 @@ private:
     QTableView* table_;
     QLineEdit* text_;
     QComboBox* status_;
-    QLabel* summary_;
+    QLabel* summary_;  // which result the dock shows: kept while messages come and go
+    QLabel* message_;  // what the last action said (scoring, reading, an export), under the summary
     QWidget* runRow_;
     QProgressBar* runProgress_;
     QPushButton* stop_;
