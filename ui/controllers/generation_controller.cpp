@@ -51,6 +51,7 @@ GenerationController::GenerationController(SequenceDocument* doc, SequenceEditor
     // The dock describes one sequence's evolution: another sequence, or another project's designs,
     // clear it rather than leave rounds the editor no longer holds.
     connect(doc_, &SequenceDocument::opened, this, [this] {
+        ++openings_;
         if (evolution_->run() && !(evolutionSequence_ && evolutionSequence_ == doc_->storedId()))  // unstored: another one
             evolution_->clear(tr("%1 is open; the evolution shown was of another sequence. Open a round of one of its evolution "
                                  "runs in the Designs table to follow it here.")
@@ -144,6 +145,7 @@ void GenerationController::runGeneration() {
     // Where the designs go, for the table now and the project once the run is stored.
     RunToStore pending;
     pending.sequenceId = doc_->storedId();
+    pending.documentOpening = openings_;
     pending.regionStart = regionStart;
     pending.regionLength = regionLength;
 
@@ -286,7 +288,9 @@ void GenerationController::onEvolved(quint64 id, const EvolutionRunPtr& run) {
     // dock from those rows, then the project.
     auto it = pendingRuns_.find(id);
     if (it == pendingRuns_.end() || id != currentRequest_) return;
-    const RunToStore placement = *it;
+    RunToStore placement = *it;
+    // The sequence evolved was stored while the run went on: its rows and the stored run name it.
+    if (placement.documentOpening == openings_ && !placement.sequenceId) placement.sequenceId = doc_->storedId();
     nextRunNumber_ = std::max<qint64>(nextRunNumber_, qint64(placement.number) + 1);
     QList<DesignRow> rows;
     for (const carbon::EvolutionRound& r : run->result.rounds) {
@@ -305,7 +309,9 @@ void GenerationController::onEvolved(quint64 id, const EvolutionRunPtr& run) {
     }
     designs_->model()->replaceRun(placement.number, rows);
     designsThisRun_ = int(rows.size());
-    if (placement.sequenceId == doc_->storedId()) {  // still the sequence it evolved (else its rows are in the table)
+    // Still the sequence it evolved (else its rows are in the table): the same opening, though the
+    // sequence may have been stored (and got its id) while the run went on.
+    if (placement.documentOpening == openings_) {
         showEvolution(placement.number);
         services_->raiseDock(QStringLiteral("evolutionDock"));
     }

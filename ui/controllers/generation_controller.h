@@ -101,6 +101,7 @@ private:
     Dock dock_;
     EvolutionView* evolution_;
     qint64 evolutionSequence_ = 0;  // the stored sequence whose evolution the dock shows
+    quint64 openings_ = 0;          // sequences opened in the window so far (RunToStore::documentOpening)
     Dock evolutionDock_;
     QAction* run_ = nullptr;
     QAction* cancel_ = nullptr;

@@ -126,6 +126,9 @@ struct RunToStore {
     quint64 number = 0;  // the run as the window numbers it (runStored echoes it)
     qint64 sequenceId = 0;  // the edited sequence the designs were made for (0: none stored)
     qint64 regionStart = 0, regionLength = 0;
+    // The window's count of sequences opened when the run started: the same count when it ends is
+    // the same sequence, stored meanwhile or not (its stored id may arrive during the run).
+    quint64 documentOpening = 0;
     GenerationRunPtr run;
 };
 
