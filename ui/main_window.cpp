@@ -33,6 +33,7 @@
 #include "controllers/logo_controller.h"
 #include "controllers/model_controller.h"
 #include "controllers/motif_controller.h"
+#include "controllers/synthesis_controller.h"
 #include "controllers/project_controller.h"
 #include "controllers/shortcut_action.h"
 #include "controllers/specificity_controller.h"
@@ -117,6 +118,7 @@ MainWindow::MainWindow(QWidget* parent)
     generation_ = new GenerationController(doc_, editor_, engine_.get(), models_, project_, designs_, services_, this);
     vep_ = new VepController(editor_, engine_.get(), models_, project_, analysis_, services_, this);
     motifs_ = new MotifController(doc_, editor_, designs_->model(), generation_->panel(), services_, this);
+    synthesis_ = new SynthesisController(doc_, motifs_, services_, this);
     logo_ = new LogoController(doc_, editor_, analysis_->likelihood(), models_, designs_, services_, this);
     editing_ = new EditingController(doc_, editor_, services_, this);
     specificity_ = new SpecificityController(doc_, engine_.get(), generation_->panel(), designs_->chart(), services_, this);
@@ -229,7 +231,10 @@ void MainWindow::createMenus() {
     addShortcutAction(file, tr("&Quit"), QKeySequence::keyBindings(QKeySequence::Quit), this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    const QList<QAction*> editActions = editing_->addEditActions(edit, [this](QMenu* m) { motifs_->addEditActions(m); });
+    const QList<QAction*> editActions = editing_->addEditActions(edit, [this](QMenu* m) {
+        motifs_->addEditActions(m);
+        synthesis_->addEditActions(m);
+    });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->setToolTipsVisible(true);

@@ -32,6 +32,7 @@ class LogoController;
 class MessageBar;
 class ModelController;
 class MotifController;
+class SynthesisController;
 class ProjectController;
 class RunLog;
 class SequenceDocument;
@@ -60,6 +61,7 @@ public:
     GenerationController* generation() const { return generation_; }
     VepController* variantEffects() const { return vep_; }
     MotifController* motifs() const { return motifs_; }
+    SynthesisController* synthesis() const { return synthesis_; }
     LogoController* logo() const { return logo_; }
     SpecificityController* specificity() const { return specificity_; }
     FeatureController* features() const { return features_; }
@@ -120,6 +122,7 @@ private:
     GenerationController* generation_;
     VepController* vep_;
     MotifController* motifs_;
+    SynthesisController* synthesis_;
     LogoController* logo_;
     SpecificityController* specificity_;
     FeatureController* features_;

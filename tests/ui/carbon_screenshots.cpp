@@ -39,6 +39,7 @@
 #include "controllers/logo_controller.h"
 #include "controllers/model_controller.h"
 #include "controllers/motif_controller.h"
+#include "controllers/synthesis_controller.h"
 #include "controllers/predictor_controller.h"
 #include "controllers/project_controller.h"
 #include "controllers/vep_controller.h"
@@ -167,6 +168,13 @@ int main(int argc, char** argv) {
     w.designs()->overlaySelectedDesigns();
     waitFor([&] { return w.designs()->chart()->seriesCount() == 4; }, 20000);
     shoot(w, out, "design-tracks.png");
+
+    // The designs checked against IDT's oPools rules: the Synthesis column, a breach's tooltip.
+    w.designs()->view()->setSynthesisRules(QStringLiteral("idt-opool"));
+    raise(w, "designsDock");
+    w.designs()->view()->table()->scrollTo(w.designs()->view()->proxy()->index(0, DesignTableModel::SynthesisColumn));
+    shoot(w, out, "designs-synthesis.png");
+    w.designs()->view()->setSynthesisRules(QString());
 
     // The Order dialog over the four selected designs: IDT plates, an MPRA adapter pair, and a
     // flank typed with a letter that cannot be ordered, said in place.
@@ -343,6 +351,22 @@ int main(int argc, char** argv) {
         w.editor()->centreOn(first + 60);
         shoot(w, out, "restriction-sites.png");
         w.motifs()->showEnzymeSites(QString());
+    }
+    // The construct checked against IDT gBlocks rules (Edit > Check Synthesis of the
+    // Sequence): each breach framed, the whole-sequence rules said in the status bar.
+    {
+        QSignalSpy checked(w.synthesis(), &SynthesisController::checked);
+        w.synthesis()->checkSequence(QStringLiteral("idt-gblock"));
+        waitFor([&] { return checked.count() > 0; }, 20000);
+        qsizetype first = 0;
+        for (const auto& f : w.editor()->motifFrames()) {
+            first = f.start;
+            break;
+        }
+        w.editor()->setSelection(first, first);
+        w.editor()->centreOn(first + 60);
+        shoot(w, out, "synthesis-check.png");
+        w.synthesis()->checkSequence(QString());
     }
     return failures ? 1 : 0;
 }

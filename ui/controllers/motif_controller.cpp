@@ -130,9 +130,15 @@ void MotifController::scanEnzymes() {
     });
 }
 
+void MotifController::setSynthesisFrames(QVector<SequenceEditor::MotifFrame> frames) {
+    synthesisFrames_ = std::move(frames);
+    showFrames();
+}
+
 void MotifController::showFrames() {
     QVector<SequenceEditor::MotifFrame> all = motifFrames_;
     all += siteFrames_;
+    all += synthesisFrames_;
     std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
     editor_->setMotifFrames(std::move(all));
 }

@@ -51,6 +51,9 @@ public slots:
     // editor; "" clears them. Returns why when a name is not an enzyme of the table (with the
     // enzymes whose names differ only in case), and then changes nothing.
     QString showEnzymeSites(const QString& names);
+    // Frames of where the sequence breaks a synthesis rule (SynthesisController), shown beside
+    // the matrix hits and enzyme sites.
+    void setSynthesisFrames(QVector<SequenceEditor::MotifFrame> frames);
 
 signals:
     void motifsScanned(int hits);  // the editor's frames (matrix hits and enzyme sites) are up to date
@@ -70,7 +73,7 @@ private:
     QTimer* rescan_;
     std::vector<const Enzyme*> enzymes_;  // whose sites are framed (the built-in table's)
     quint64 siteToken_ = 0;               // the newest site scan
-    QVector<SequenceEditor::MotifFrame> motifFrames_, siteFrames_;  // merged into the editor's frames
+    QVector<SequenceEditor::MotifFrame> motifFrames_, siteFrames_, synthesisFrames_;  // merged into the editor's frames
     void showFrames();
 };
 

@@ -1,6 +1,7 @@
 // DesignTableModel: display and numeric sort data for the designs table.
 #include "design_table_model.h"
 
+#include <QColor>
 #include <QFont>
 #include <QFontDatabase>
 #include <algorithm>
@@ -115,6 +116,7 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
             case FlagColumn: return r.flag == QLatin1String("starred") ? 2 : r.flag.isEmpty() ? 1 : 0;
             case MinBaseScoreColumn: return minScore();
             case ConstraintsColumn: return constraints;
+            case SynthesisColumn: return r.synthesisBreaches;
             case MotifHitsColumn: return scanned ? hits : -1;
             case SpecificityColumn: return std::isnan(d.specificity) ? -1e300 : d.specificity;
             case ObjectiveColumn: return std::isnan(r.objective) ? -1e300 : r.objective;
@@ -139,6 +141,12 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
                 if (role == Qt::ToolTipRole && r.constraintsActive)
                     return tr("Designed under constraints, which generation enforces (%n token(s) revisited)", nullptr, int(d.backtracks));
                 return constraints;
+            case SynthesisColumn:
+                if (r.synthesisBreaches < 0)
+                    return role == Qt::ToolTipRole ? tr("Choose a vendor's rule set above the table to check the designs against it")
+                                                   : QString();
+                if (role == Qt::ToolTipRole) return r.synthesisDetail;
+                return r.synthesisBreaches == 0 ? tr("ok") : QStringLiteral("\u2717 ") + r.synthesisKinds;
             case MotifHitsColumn: {
                 if (!scanned) return QString();
                 if (role == Qt::DisplayRole) return hits;
@@ -169,7 +177,9 @@ QVariant DesignTableModel::data(const QModelIndex& index, int role) const {
             }
         }
     }
-    if (role == Qt::TextAlignmentRole && index.column() != BasesColumn && index.column() != ConstraintsColumn)
+    if (role == Qt::ForegroundRole && index.column() == SynthesisColumn && r.synthesisBreaches > 0) return QColor(0xb0, 0x00, 0x20);
+    if (role == Qt::TextAlignmentRole && index.column() != BasesColumn && index.column() != ConstraintsColumn &&
+        index.column() != SynthesisColumn)
         return int(index.column() == FlagColumn ? Qt::AlignCenter : Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::FontRole && index.column() == BasesColumn) return QFontDatabase::systemFont(QFontDatabase::FixedFont);
     return {};
@@ -191,6 +201,7 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
             case FlagColumn: return QStringLiteral("\u2605");
             case MinBaseScoreColumn: return tr("Min base score");
             case ConstraintsColumn: return tr("Constraints");
+            case SynthesisColumn: return tr("Synthesis");
             case MotifHitsColumn: return tr("Motif hits");
             case SpecificityColumn: return tr("Specificity");
             case ObjectiveColumn: return tr("Objective");
@@ -210,6 +221,10 @@ QVariant DesignTableModel::headerData(int section, Qt::Orientation orientation, 
             case MinBaseScoreColumn: return tr("Lowest per-base log p in the design (its weakest base), read in context");
             case FlagColumn: return tr("Starred or discarded");
             case MotifHitsColumn: return tr("Hits of the loaded transcription-factor matrices in the design, both strands (Edit > Scan Motifs)");
+            case SynthesisColumn:
+                return synthesis_ ? tr("The rules of %1 each design breaks (hover a cell for where); filter with synthesis=0")
+                                        .arg(QString::fromStdString(synthesis_->name))
+                                  : tr("Choose a vendor's rule set above the table to check the designs against it");
             case SpecificityColumn:
                 return tr("Designs made with tag guidance: mean per-base log p under the design's tags minus under the other "
                           "stream (no tags, or the negative tags)");
@@ -231,16 +246,45 @@ void DesignTableModel::addDesign(const carbon::Design& design, quint64 run, qsiz
     addRow(std::move(r));
 }
 
-namespace {
-void setGc(DesignRow& r) {
+void DesignTableModel::derive(DesignRow& r) const {
     qsizetype gc = 0;
     for (char c : r.design.bases) gc += (c == 'G' || c == 'C');
     r.gcPercent = r.design.bases.empty() ? 0.0 : 100.0 * double(gc) / double(r.design.bases.size());
+    r.synthesisBreaches = -1;
+    r.synthesisKinds.clear();
+    r.synthesisDetail.clear();
+    if (!synthesis_) return;
+    const carbon::SynthesisRuleSet& set = *synthesis_;
+    try {
+        const std::vector<carbon::SynthesisBreach> breaches = carbon::check_synthesis(set, r.design.bases);
+        r.synthesisBreaches = int(breaches.size());
+        QStringList kinds, lines;
+        for (const carbon::SynthesisBreach& b : breaches) {
+            const carbon::SynthesisRule& rule = set.rules[b.rule];
+            kinds << QString::fromLatin1(carbon::synthesis_rule_kind_name(rule.kind));
+            lines << tr("%1 (line %2): %3").arg(QString::fromStdString(rule.describe())).arg(rule.line).arg(QString::fromStdString(b.what));
+        }
+        kinds.removeDuplicates();
+        r.synthesisKinds = kinds.join(QStringLiteral(", "));
+        r.synthesisDetail = breaches.empty() ? tr("Keeps every rule of %1 (the design alone; flanks are not part of it)")
+                                                   .arg(QString::fromStdString(set.name))
+                                             : tr("Breaks %n rule(s) of %1:", nullptr, int(breaches.size())).arg(QString::fromStdString(set.name)) +
+                                                   QLatin1Char('\n') + lines.join(QLatin1Char('\n'));
+    } catch (const std::exception& e) {  // bases other than A, C, G, T: not something to order
+        r.synthesisBreaches = 1;
+        r.synthesisKinds = tr("not A/C/G/T");
+        r.synthesisDetail = QString::fromUtf8(e.what());
+    }
 }
-}  // namespace
+
+void DesignTableModel::setSynthesisRules(std::shared_ptr<const carbon::SynthesisRuleSet> rules) {
+    synthesis_ = std::move(rules);
+    for (DesignRow& r : rows_) derive(r);
+    if (!rows_.isEmpty()) emit dataChanged(index(0, SynthesisColumn), index(int(rows_.size()) - 1, SynthesisColumn));
+}
 
 void DesignTableModel::addRow(DesignRow r) {
-    setGc(r);
+    derive(r);
     const QList<PredictionKey> added = newPredictionKeys({r});
     if (!added.isEmpty()) {
         const int first = columnCount();
@@ -254,7 +298,7 @@ void DesignTableModel::addRow(DesignRow r) {
 }
 
 void DesignTableModel::setRows(QList<DesignRow> rows) {
-    for (DesignRow& r : rows) setGc(r);
+    for (DesignRow& r : rows) derive(r);
     beginResetModel();
     rows_ = std::move(rows);
     predictionKeys_.clear();

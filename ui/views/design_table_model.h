@@ -9,8 +9,10 @@
 #include <QAbstractTableModel>
 #include <QList>
 #include <cmath>
+#include <memory>
 
 #include "carbon/generation/fns_generate.h"
+#include "carbon/generation/synthesis_rules.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/storage/project.h"
 
@@ -33,6 +35,10 @@ struct DesignRow {
     QVector<int> motifHits;             // hits of each loaded matrix (empty: none loaded)
     double objective = std::nan("");    // the run's objective (generate-and-rank, evolution); NaN: none
     std::vector<carbon::storage::DesignPrediction> predictions;  // what activity predictors said of it
+    // The design checked against the table's synthesis rule set (-1: no set chosen): the rules it
+    // breaks, their kinds for the cell and every breach for the tooltip.
+    int synthesisBreaches = -1;
+    QString synthesisKinds, synthesisDetail;
 };
 
 class DesignTableModel : public QAbstractTableModel {
@@ -40,7 +46,7 @@ class DesignTableModel : public QAbstractTableModel {
 public:
     enum Column {
         FlagColumn, RankColumn, DesignScoreColumn, RankingScoreColumn, MinBaseScoreColumn, GcColumn, LengthColumn, RunColumn,
-        ConstraintsColumn, MotifHitsColumn, SpecificityColumn, ObjectiveColumn, BasesColumn, ColumnCount
+        ConstraintsColumn, SynthesisColumn, MotifHitsColumn, SpecificityColumn, ObjectiveColumn, BasesColumn, ColumnCount
     };
     static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int FlagRole = Qt::UserRole + 2;  // the flag text, for the view's filter
@@ -70,6 +76,10 @@ public:
     void setMotifNames(const QStringList& names);
     const QStringList& motifNames() const { return motifNames_; }
     void setMotifHits(int row, QVector<int> hits);
+    // The vendor rule set every design is checked against (synthesis_rules.h; null: none), the
+    // Synthesis column saying which rules a design breaks and where.
+    void setSynthesisRules(std::shared_ptr<const carbon::SynthesisRuleSet> rules);
+    const carbon::SynthesisRuleSet* synthesisRules() const { return synthesis_.get(); }
     // The predicted outputs shown, one column each from ColumnCount on, in the order first met:
     // one per (predictor, output), so two predictors of K562 are two columns ("K562 (mpra)",
     // "K562 (mpra 2)"; a name one predictor alone predicts is "K562 (pred.)").
@@ -94,8 +104,11 @@ private:
     QList<PredictionKey> newPredictionKeys(const QList<DesignRow>& rows) const;
     const carbon::storage::DesignPrediction* prediction(const DesignRow& r, int column) const;
 
+    void derive(DesignRow& r) const;  // GC and the synthesis check, from the bases
+
     QList<DesignRow> rows_;
     QStringList motifNames_;
+    std::shared_ptr<const carbon::SynthesisRuleSet> synthesis_;
     QList<PredictionKey> predictionKeys_;
 };
 

@@ -38,7 +38,8 @@ QList<FilterTerm> parseFilter(const QString& text, const DesignTableModel& model
         {QStringLiteral("min"), DesignTableModel::MinBaseScoreColumn},  {QStringLiteral("gc"), DesignTableModel::GcColumn},
         {QStringLiteral("len"), DesignTableModel::LengthColumn},        {QStringLiteral("rank"), DesignTableModel::RankColumn},
         {QStringLiteral("run"), DesignTableModel::RunColumn},           {QStringLiteral("constraints"), DesignTableModel::ConstraintsColumn},
-        {QStringLiteral("spec"), DesignTableModel::SpecificityColumn},  {QStringLiteral("objective"), DesignTableModel::ObjectiveColumn}};
+        {QStringLiteral("spec"), DesignTableModel::SpecificityColumn},  {QStringLiteral("objective"), DesignTableModel::ObjectiveColumn},
+        {QStringLiteral("synthesis"), DesignTableModel::SynthesisColumn}};
     static const QRegularExpression term(QStringLiteral("^([a-z][a-z0-9_.]*)(<=|>=|<|>|=)(.+)$"));
     QList<FilterTerm> out;
     for (const QString& t : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
@@ -139,14 +140,29 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
         top->addWidget(b);
         return b;
     };
+    synthesis_ = new QComboBox(this);
+    synthesis_->addItem(tr("No synthesis check"));
+    for (const carbon::SynthesisRuleSet& set : carbon::SynthesisRuleSet::builtin())
+        synthesis_->addItem(QString::fromStdString(set.name), QString::fromStdString(set.id));
+    synthesis_->setAccessibleName(tr("Check the designs against a vendor's synthesis rules"));
+    synthesis_->setToolTip(tr("A vendor's synthesis rules (carbon-cli check --list-rules shows them and their sources): the "
+                              "Synthesis column says which rules each design breaks"));
+    synthesis_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    synthesis_->setMinimumContentsLength(10);
     top->addWidget(filter_, 1);
-    top->addWidget(flagFilter_);
     QPushButton* star = button(tr("Star"), tr("Star the selected designs"), tr("Star or unstar the selected designs (S)"));
     QPushButton* discard = button(tr("Discard"), tr("Discard the selected designs"), tr("Discard or restore the selected designs (D)"));
     QPushButton* overlay = button(tr("Overlay tracks"), tr("Overlay the selected designs' tracks"),
                                   tr("Show the per-base log p of the selected designs together in the track view"));
     QPushButton* exportButton = button(tr("Export…"), tr("Export the selected designs"), tr("Export the selected designs (Ctrl+E)"));
     layout->addLayout(top);
+    // The verdict filter and the synthesis check on a row of their own: beside the buttons they
+    // would leave the filter a few letters wide in a dock a third of a laptop screen wide.
+    auto* second = new QHBoxLayout;
+    second->addWidget(flagFilter_);
+    second->addWidget(synthesis_);
+    second->addStretch(1);
+    layout->addLayout(second);
     runFilterLabel_ = new QLabel(this);
     runFilterLabel_->setVisible(false);
     layout->addWidget(runFilterLabel_);
@@ -192,6 +208,7 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
     connect(model_, &QAbstractItemModel::modelReset, this, reapply);
     connect(model_, &QAbstractItemModel::columnsInserted, this, reapply);
     connect(flagFilter_, &QComboBox::currentIndexChanged, this, [this](int i) { setFlagFilter(FlagFilter(i)); });
+    connect(synthesis_, &QComboBox::currentIndexChanged, this, [this](int i) { setSynthesisRules(synthesis_->itemData(i).toString()); });
     connect(star, &QPushButton::clicked, this, &DesignsView::starSelection);
     connect(discard, &QPushButton::clicked, this, &DesignsView::discardSelection);
     connect(starAction, &QAction::triggered, this, &DesignsView::starSelection);
@@ -205,6 +222,15 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
 void DesignsView::setFlagFilter(FlagFilter f) {
     if (flagFilter_->currentIndex() != int(f)) flagFilter_->setCurrentIndex(int(f));
     static_cast<DesignFilterProxy*>(proxy_)->setFlagFilter(f);
+}
+
+void DesignsView::setSynthesisRules(const QString& id) {
+    std::shared_ptr<const carbon::SynthesisRuleSet> set;
+    for (const carbon::SynthesisRuleSet& s : carbon::SynthesisRuleSet::builtin())
+        if (QString::fromStdString(s.id) == id) set = std::make_shared<const carbon::SynthesisRuleSet>(s);
+    const int i = set ? synthesis_->findData(id) : 0;
+    if (synthesis_->currentIndex() != i) synthesis_->setCurrentIndex(i);  // comes back here through the signal
+    else model_->setSynthesisRules(std::move(set));
 }
 
 void DesignsView::setRunFilter(qint64 run) {

@@ -30,6 +30,9 @@ public:
     void selectSourceRows(const QList<int>& rows);
     void setFlagFilter(FlagFilter f);
     void setRunFilter(qint64 run);  // only the designs of one run; 0: every run
+    // Checks every design against a built-in synthesis rule set by id ("" or an unknown id: none).
+    void setSynthesisRules(const QString& id);
+    QComboBox* synthesisCombo() const { return synthesis_; }
 
 public slots:
     void starSelection();     // toggles: starred rows become unflagged
@@ -48,6 +51,7 @@ private:
     QSortFilterProxyModel* proxy_;
     QLineEdit* filter_;
     QComboBox* flagFilter_;
+    QComboBox* synthesis_;
     QLabel* runFilterLabel_;
     QTableView* table_;
 };

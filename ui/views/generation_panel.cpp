@@ -27,6 +27,7 @@
 #include "workers/motif_set.h"
 
 #include "carbon/fns/fns.h"
+#include "carbon/generation/synthesis_rules.h"
 #include "carbon/motifs/enzymes.h"
 
 // carbon_ui is a static library, so its resources must be registered by hand; Q_INIT_RESOURCE
@@ -202,6 +203,22 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     motifsError_ = errorLabel(this);
     form->addRow(tr("Forbidden:"), motifs_);
     form->addRow(QString(), motifsError_);
+    requiredSites_ = new QLineEdit(this);
+    requiredSites_->setAccessibleName(tr("Required sites"));
+    requiredSites_->setPlaceholderText(tr("site@position, e.g. EcoRI@12, BsaI@40:- (bottom strand)"));
+    requiredSites_->setToolTip(tr("Sites every design holds at a fixed place: an enzyme by name or an IUPAC motif, its first base "
+                                  "at a 1-based design position, ':-' to read it on the bottom strand"));
+    requiredSitesError_ = errorLabel(this);
+    form->addRow(tr("Required sites:"), requiredSites_);
+    form->addRow(QString(), requiredSitesError_);
+    synthesis_ = new QComboBox(this);
+    synthesis_->addItem(tr("none"));
+    for (const carbon::SynthesisRuleSet& set : carbon::SynthesisRuleSet::builtin())
+        synthesis_->addItem(QString::fromStdString(set.name), QString::fromStdString(set.id));
+    synthesis_->setAccessibleName(tr("Synthesis rules enforced while generating"));
+    synthesis_->setToolTip(tr("A vendor's synthesis rules enforced while generating, across the junctions with the flanks: "
+                              "GC over the design and in windows, homopolymers, repeats, hairpins, forbidden sites"));
+    form->addRow(tr("Synthesis rules:"), synthesis_);
     gcMin_ = new QDoubleSpinBox(this);
     gcMax_ = new QDoubleSpinBox(this);
     for (QDoubleSpinBox* s : {gcMin_, gcMax_}) {
@@ -237,7 +254,7 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     setMotifSet(nullptr);
     // A combo box is as wide as its longest entry unless told otherwise: the panel fits a dock a
     // third of a laptop screen wide, the entries elided, the whole text in the popup.
-    for (QComboBox* c : {guidance_, mode_, matrixUse_}) {
+    for (QComboBox* c : {guidance_, mode_, matrixUse_, synthesis_}) {
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         c->setMinimumContentsLength(12);
     }
@@ -245,7 +262,8 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
                                   {guidanceW_, "guidanceWeight"}, {negativeTags_, "negativeTags"}, {length_, "length"},
                                   {count_, "count"}, {mode_, "mode"}, {temperature_, "temperature"}, {topP_, "topP"},
                                   {seed_, "seed"}, {newSeed_, "newSeedEachRun"}, {maxHomopolymer_, "maxHomopolymer"},
-                                  {motifs_, "forbiddenMotifs"}, {gcMin_, "gcMin"}, {gcMax_, "gcMax"}})
+                                  {motifs_, "forbiddenMotifs"}, {gcMin_, "gcMin"}, {gcMax_, "gcMax"},
+                                  {requiredSites_, "requiredSites"}, {synthesis_, "synthesisRules"}})
         w->setObjectName(QLatin1String(name));
 
     objective_ = new ObjectiveSection(this);
@@ -274,6 +292,16 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
 
     connect(template_, &QLineEdit::textChanged, this, &GenerationPanel::validateTemplate);
     connect(motifs_, &QLineEdit::textChanged, this, &GenerationPanel::validateMotifs);
+    connect(requiredSites_, &QLineEdit::textChanged, this, [this] {
+        QString err;
+        try {
+            carbon::parse_required_sites(requiredSites_->text().toStdString());
+        } catch (const std::exception& e) {
+            err = QString::fromUtf8(e.what());
+        }
+        requiredSitesError_->setText(err);
+        requiredSitesError_->setVisible(!err.isEmpty());
+    });
     connect(matrixUse_, &QComboBox::currentIndexChanged, this, &GenerationPanel::updateRequiredSpan);
     connect(guidance_, &QComboBox::currentIndexChanged, this, &GenerationPanel::updateGuidance);
     updateGuidance();
@@ -350,7 +378,7 @@ void GenerationPanel::drawSeed() {
 
 QList<QWidget*> GenerationPanel::rememberedWidgets() const {
     return {tags_, extraTags_, guidance_, guidanceW_, negativeTags_, length_, count_, mode_, temperature_, topP_,
-            seed_, newSeed_, maxHomopolymer_, motifs_, gcMin_, gcMax_, objective_->keepSpin(), objective_->plausibilitySpin(),
+            seed_, newSeed_, maxHomopolymer_, motifs_, gcMin_, gcMax_, synthesis_, objective_->keepSpin(), objective_->plausibilitySpin(),
             objective_->optimiserCombo(), objective_->budgetSpin(), objective_->roundsSpin(), objective_->proposalsSpin()};
 }
 
@@ -431,6 +459,20 @@ bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) con
     if (r.constraints.gc_min > r.constraints.gc_max) {
         error = tr("The GC window is empty: minimum %1% is above maximum %2%.").arg(gcMin_->value()).arg(gcMax_->value());
         return false;
+    }
+    try {
+        r.constraints.required_sites = carbon::parse_required_sites(requiredSites_->text().toStdString());
+    } catch (const std::exception& e) {
+        error = tr("Required sites: %1").arg(QString::fromUtf8(e.what()));
+        return false;
+    }
+    if (const QString id = synthesis_->currentData().toString(); !id.isEmpty()) {
+        try {
+            carbon::add_synthesis_constraints(carbon::SynthesisRuleSet::find(id.toStdString()), r.constraints);
+        } catch (const std::exception& e) {
+            error = tr("Synthesis rules: %1").arg(QString::fromUtf8(e.what()));
+            return false;
+        }
     }
     return true;
 }

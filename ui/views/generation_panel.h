@@ -1,5 +1,5 @@
 // GenerationPanel: the settings of a design request (tags, template, length, count, mode,
-// sampling, constraints), Run / Cancel and the progress of the current run. It builds the
+// sampling, constraints, required sites, a vendor's synthesis rules), Run / Cancel and the progress of the current run. It builds the
 // DesignRequest without the sequence context; the generation controller adds the context and flank.
 #pragma once
 
@@ -61,6 +61,8 @@ public:
     QLineEdit* negativeTagsEdit() const { return negativeTags_; }
     QSpinBox* requiredFromSpin() const { return requiredFrom_; }
     QSpinBox* requiredToSpin() const { return requiredTo_; }
+    QLineEdit* requiredSitesEdit() const { return requiredSites_; }
+    QComboBox* synthesisCombo() const { return synthesis_; }
     // Generate and rank: the predictor, objective, designs kept and plausibility weight.
     ObjectiveSection* objective() const { return objective_; }
 
@@ -107,6 +109,9 @@ private:
     QSpinBox* maxHomopolymer_;
     QLineEdit* motifs_;
     QLabel* motifsError_;
+    QLineEdit* requiredSites_;
+    QLabel* requiredSitesError_;
+    QComboBox* synthesis_;
     QDoubleSpinBox* gcMin_;
     QDoubleSpinBox* gcMax_;
     QComboBox* matrixUse_;
