@@ -20,6 +20,9 @@ import time
 
 import dnachisel as dc
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from dnachisel_rules import chisel_specs, parse_rule  # noqa: E402
+
 args = sys.argv[1:]
 if not args:
     sys.exit(__doc__)
@@ -72,29 +75,11 @@ rules = [line.strip().split("\t")[0] for line in
          subprocess.run([CLI, "check", "--list-rules", "--rules", RULES], capture_output=True, text=True).stdout.splitlines()[1:]]
 
 
-def frac(t):
-    return float(t[:-1]) / 100 if t.endswith("%") else float(t)
-
-
 specs = []
 for line in rules:
-    w = line.split()
-    kv = dict(x.split("=", 1) for x in w[1:])
-    k = w[0]
-    if k == "length":
-        specs.append(dc.SequenceLengthBounds(int(kv["min"]), int(kv["max"])))
-    elif k == "gc":
-        specs.append(dc.EnforceGCContent(frac(kv["min"]), frac(kv["max"])))
-    elif k == "gc-window":
-        specs.append(dc.EnforceGCContent(frac(kv["min"]), frac(kv["max"]), window=int(kv["window"])))
-    elif k == "homopolymer":
-        specs += [dc.AvoidPattern(f"{int(kv['max']) + 1}x{b}") for b in {"AT": "A", "GC": "C", "ACGT": "AC"}[kv["bases"]]]
-    elif k == "repeat":
-        specs.append(dc.UniquifyAllKmers(int(kv["k"])))
-    elif k == "hairpin":
-        specs.append(dc.AvoidHairpins(int(kv["stem"]), int(kv["window"])))
-    else:
-        sys.exit(f"rule {k}: no DnaChisel counterpart; choose a rule set without it")
+    if line.startswith("gc-spread"):
+        sys.exit("gc-spread has no DnaChisel counterpart; choose a rule set without it")
+    specs += chisel_specs(parse_rule(line))
 
 t0 = time.perf_counter()
 theirs = []

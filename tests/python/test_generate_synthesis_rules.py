@@ -21,8 +21,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from carbon_testlib import Checks, bin_path, require_modules, run, tiny_model, work_dir  # noqa: E402
 
 require_modules("dnachisel", "numpy")
-import dnachisel as dc  # noqa: E402
-import numpy as np  # noqa: E402
+from dnachisel_rules import chisel_locations, parse_rule  # noqa: E402
 
 T = Checks()
 CLI = bin_path("carbon-cli")
@@ -31,53 +30,9 @@ MODEL = tiny_model(WORK)
 rng = random.Random(77)
 
 
-def frac(text):
-    return float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-
-
-def specs_for(rule_line):
-    words = rule_line.split()
-    kind, kv = words[0], dict(w.split("=", 1) for w in words[1:])
-    if kind == "length":
-        return [dc.SequenceLengthBounds(int(kv["min"]), int(kv["max"]))], kind, kv
-    if kind == "gc":
-        return [dc.EnforceGCContent(frac(kv["min"]), frac(kv["max"]))], kind, kv
-    if kind == "gc-window":
-        return [dc.EnforceGCContent(frac(kv["min"]), frac(kv["max"]), window=int(kv["window"]))], kind, kv
-    if kind == "homopolymer":
-        n = int(kv["max"]) + 1
-        return [dc.AvoidPattern(f"{n}x{b}") for b in {"AT": "A", "GC": "C", "ACGT": "AC"}[kv["bases"]]], kind, kv
-    if kind == "repeat":
-        return [dc.UniquifyAllKmers(int(kv["k"]))], kind, kv
-    if kind == "hairpin":
-        return [dc.AvoidHairpins(int(kv["stem"]), int(kv["window"]))], kind, kv
-    if kind == "forbid":
-        return [dc.AvoidPattern(f"{x}_site") for x in kv["sites"].split(",")], kind, kv
-    return [], kind, kv
-
-
-def spread_breaks(seq, w, mx):
-    if len(seq) < w:
-        return False
-    arr = np.frombuffer(seq.encode(), dtype=np.uint8)
-    cs = np.cumsum((arr == 71) | (arr == 67))
-    counts = cs[w - 1:] - np.hstack([[0], cs[:-w]])
-    return 1.0 * counts.max() / w - 1.0 * counts.min() / w > mx
-
-
 def broken_rules(seq, rules):
     """The rules (as --list-rules writes them) the sequence breaks, by DnaChisel (and numpy)."""
-    out = []
-    for line in rules:
-        specs, kind, kv = specs_for(line)
-        if kind == "gc-spread":
-            if spread_breaks(seq, int(kv["window"]), frac(kv["max"])):
-                out.append(line)
-            continue
-        p = dc.DnaOptimizationProblem(seq, constraints=specs, logger=None)
-        if not all(e.passes for e in p.constraints_evaluations().evaluations):
-            out.append(line)
-    return out
+    return [line for line in rules if chisel_locations(seq, parse_rule(line))]
 
 
 def read_fasta(path):

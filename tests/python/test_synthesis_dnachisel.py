@@ -31,8 +31,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from carbon_testlib import Checks, bin_path, require_modules, run, work_dir  # noqa: E402
 
 require_modules("dnachisel", "numpy")
-import dnachisel as dc  # noqa: E402
-import numpy as np  # noqa: E402
+from dnachisel_rules import chisel_locations, parse_rule  # noqa: E402
 
 T = Checks()
 CLI = bin_path("carbon-cli")
@@ -189,54 +188,6 @@ def corpus_sites(sites, count):
     return out
 
 
-# ---- DnaChisel's verdicts ---------------------------------------------------------------------
-
-def chisel(seq, specs):
-    """The union of the specs' locations (sorted (start, end)), [] when all pass."""
-    p = dc.DnaOptimizationProblem(seq, constraints=specs, logger=None)
-    locs = []
-    for e in p.constraints_evaluations().evaluations:
-        if not e.passes:
-            locs += [(int(l.start), int(l.end)) for l in (e.locations or [])] or [(0, len(seq))]
-    return sorted(locs)
-
-
-def frac(text):
-    return float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-
-
-def chisel_specs(rule):
-    kind, kv = rule
-    if kind == "length":
-        return [dc.SequenceLengthBounds(int(kv["min"]), int(kv["max"]))]
-    if kind == "gc":
-        return [dc.EnforceGCContent(frac(kv["min"]), frac(kv["max"]))]
-    if kind == "gc-window":
-        return [dc.EnforceGCContent(frac(kv["min"]), frac(kv["max"]), window=int(kv["window"]))]
-    if kind == "homopolymer":
-        n = int(kv["max"]) + 1
-        return [dc.AvoidPattern(f"{n}x{b}") for b in {"AT": "A", "GC": "C", "ACGT": "AC"}[kv["bases"]]]
-    if kind == "repeat":
-        return [dc.UniquifyAllKmers(int(kv["k"]))]
-    if kind == "hairpin":
-        return [dc.AvoidHairpins(int(kv["stem"]), int(kv["window"]))]
-    if kind == "forbid":
-        return [dc.AvoidPattern(f"{x}_site" if not set(x) <= set("ACGTRYSWKMBDHVN") else x) for x in kv["sites"].split(",")]
-    raise ValueError(kind)
-
-
-def spread_reference(seq, w, mx):
-    if len(seq) < w:
-        return []
-    arr = np.frombuffer(seq.encode(), dtype=np.uint8)
-    cs = np.cumsum((arr == 71) | (arr == 67))
-    counts = cs[w - 1:] - np.hstack([[0], cs[:-w]])
-    lo, hi = int(np.argmin(counts)), int(np.argmax(counts))
-    if not (1.0 * counts[hi] / w - 1.0 * counts[lo] / w > mx):
-        return []
-    return [(min(lo, hi), max(lo, hi) + w)]
-
-
 # ---- carbon-cli ---------------------------------------------------------------------------------
 
 def write_fasta(path, seqs):
@@ -262,11 +213,6 @@ def rules_file(tag, lines):
     return path
 
 
-def parse_rule(line):
-    words = line.split()
-    return words[0], dict(w.split("=", 1) for w in words[1:])
-
-
 def compare(tag, rule_lines, seqs, reference):
     """Each of rule_lines in a rules file of its own; every sequence's breaches against reference(rule, seq)."""
     mismatches = 0
@@ -290,7 +236,7 @@ def compare(tag, rule_lines, seqs, reference):
 
 
 def chisel_reference(rule, seq):
-    return chisel(seq, chisel_specs(rule))
+    return chisel_locations(seq, rule)
 
 
 total = 0
@@ -310,7 +256,7 @@ total += compare("forbid", ["forbid sites=BsaI,BsmBI,EcoRI,SfiI", "forbid sites=
                  corpus_sites(SITES + ["GACGCC", "GGCGTC"], 1600), chisel_reference)
 total += compare("gc-spread", ["gc-spread window=50 max=52%", "gc-spread window=10 max=0.6"],
                  corpus_gc_window(50, 0.1, 0.9, 700) + corpus_gc_window(10, 0.0, 1.0, 500),
-                 lambda rule, seq: spread_reference(seq, int(rule[1]["window"]), frac(rule[1]["max"])))
+                 chisel_reference)
 T.check(total >= 10000, f"the corpus holds {total} sequences (at least 10,000 asked)")
 print(f"corpus: {total} boundary sequences")
 
@@ -329,8 +275,7 @@ for rid in ("twist-oligo-pool", "twist-gene-fragment", "idt-gblock", "idt-opool"
         ours = sorted(tuple(x) for b in rec["breaches"] for x in b["locations"])
         theirs = []
         for line in rules:
-            r = parse_rule(line)
-            theirs += spread_reference(seq, int(r[1]["window"]), frac(r[1]["max"])) if r[0] == "gc-spread" else chisel(seq, chisel_specs(r))
+            theirs += chisel_locations(seq, parse_rule(line))
         if ours != sorted(theirs):
             bad += 1
             if bad <= 3:

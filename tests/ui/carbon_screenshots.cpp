@@ -336,19 +336,19 @@ int main(int argc, char** argv) {
     shoot(w, out, "generation-dark.png");
     applyTheme(Theme::Light);
 
+    // The editor centred on its first framed motif, site or breach, the cursor on it.
+    const auto showFirstFrame = [&w] {
+        const qsizetype first = w.editor()->motifFrames().isEmpty() ? 0 : w.editor()->motifFrames().front().start;
+        w.editor()->setSelection(first, first);
+        w.editor()->centreOn(first + 60);
+    };
     // The construct's restriction sites by enzyme name (Edit > Show Restriction Sites), framed in
     // the editor over its multiple cloning region.
     {
         QSignalSpy scanned(w.motifs(), &MotifController::motifsScanned);
         w.motifs()->showEnzymeSites(QStringLiteral("EcoRI, BamHI, HindIII, XbaI, BsaI, NotI"));
         waitFor([&] { return scanned.count() > 0; }, 20000);
-        qsizetype first = 0;
-        for (const auto& f : w.editor()->motifFrames()) {
-            first = f.start;
-            break;
-        }
-        w.editor()->setSelection(first, first);
-        w.editor()->centreOn(first + 60);
+        showFirstFrame();
         shoot(w, out, "restriction-sites.png");
         w.motifs()->showEnzymeSites(QString());
     }
@@ -358,13 +358,7 @@ int main(int argc, char** argv) {
         QSignalSpy checked(w.synthesis(), &SynthesisController::checked);
         w.synthesis()->checkSequence(QStringLiteral("idt-gblock"));
         waitFor([&] { return checked.count() > 0; }, 20000);
-        qsizetype first = 0;
-        for (const auto& f : w.editor()->motifFrames()) {
-            first = f.start;
-            break;
-        }
-        w.editor()->setSelection(first, first);
-        w.editor()->centreOn(first + 60);
+        showFirstFrame();
         shoot(w, out, "synthesis-check.png");
         w.synthesis()->checkSequence(QString());
     }
