@@ -32,6 +32,7 @@ MotifController::MotifController(SequenceDocument* doc, SequenceEditor* editor, 
     rescan_->setInterval(300);
     connect(rescan_, &QTimer::timeout, this, &MotifController::rescan);
     connect(doc_, &SequenceDocument::changed, this, [this] {
+        synthesisFrames_.clear();  // at the old positions: the SynthesisController rechecks and sets them again
         if (motifs_ || !enzymes_.empty()) rescan_->start();
     });
     // Every design the table gets is counted: new runs' and the project's.

@@ -27,7 +27,9 @@ SynthesisController::SynthesisController(SequenceDocument* doc, MotifController*
     again->setInterval(300);
     connect(again, &QTimer::timeout, this, &SynthesisController::scan);
     connect(doc_, &SequenceDocument::changed, this, [this, again] {
-        if (rules_) again->start();
+        if (!rules_) return;
+        ++token_;  // a check of the bases before the edit no longer lands (the editor dropped its frames)
+        again->start();
     });
 }
 

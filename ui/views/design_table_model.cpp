@@ -270,9 +270,9 @@ void DesignTableModel::derive(DesignRow& r) const {
                                                    .arg(QString::fromStdString(set.name))
                                              : tr("Breaks %n rule(s) of %1:", nullptr, int(breaches.size())).arg(QString::fromStdString(set.name)) +
                                                    QLatin1Char('\n') + lines.join(QLatin1Char('\n'));
-    } catch (const std::exception& e) {  // bases other than A, C, G, T: not something to order
+    } catch (const std::exception& e) {  // bases other than A, C, G, T (or none): not something to order
         r.synthesisBreaches = 1;
-        r.synthesisKinds = tr("not A/C/G/T");
+        r.synthesisKinds = r.design.bases.empty() ? tr("empty") : tr("not A/C/G/T");
         r.synthesisDetail = QString::fromUtf8(e.what());
     }
 }

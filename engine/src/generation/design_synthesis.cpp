@@ -5,6 +5,7 @@
 // made under a rule set passes that rule set's check.
 #include <algorithm>
 #include <utility>
+#include <vector>
 #include <string_view>
 
 #include "carbon/fns/fns.h"
@@ -76,12 +77,17 @@ bool open_windows_reachable(const Plan& p, std::string_view s, size_t a, size_t 
     int g = 0;  // the design's G/C so far
     if (design_gc)
         for (size_t i = d0; i <= a; ++i) g += is_gc(s[i]);
-    for (size_t start = a + 1 >= w ? a + 1 - w : 0; start <= a; ++start) {
+    // The known G/C of each window: the placed part by a running count from the first start, the
+    // flank's part by a prefix sum (a window holding `a` starts before the flank), O(w) in all.
+    const size_t first = a + 1 >= w ? a + 1 - w : 0;
+    size_t placed = 0;
+    for (size_t i = first; i <= a; ++i) placed += is_gc(s[i]);
+    std::vector<size_t> flank_gc(std::min(p.flank.size(), w) + 1, 0);
+    for (size_t i = 0; i + 1 < flank_gc.size(); ++i) flank_gc[i + 1] = flank_gc[i] + is_gc(p.flank[i]);
+    for (size_t start = first; start <= a; placed -= is_gc(s[start]), ++start) {
         const size_t end = start + w;  // exclusive
         if (end <= a + 1 || end > total) continue;  // complete (judged when it completed) or past the flank
-        size_t known = 0;
-        for (size_t i = start; i <= a; ++i) known += is_gc(s[i]);
-        for (size_t i = std::max(start, d_end); i < end; ++i) known += is_gc(p.flank[i - d_end]);
+        const size_t known = placed + (end > d_end ? flank_gc[end - d_end] : 0);
         const size_t open_from = a + 1 - d0, open_to = std::min(end, d_end) - d0;  // design positions still open
         int in_lo = p.gc_min_after[open_from] - p.gc_min_after[open_to], in_hi = p.gc_max_after[open_from] - p.gc_max_after[open_to];
         if (design_gc) {

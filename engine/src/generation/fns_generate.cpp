@@ -194,7 +194,7 @@ void Generator::choose(DesignState& d, size_t design_index) {
             return;
         }
         const size_t design_pos = step * 6 >= p_.tail_len ? step * 6 - p_.tail_len + 1 : 1;
-        if (step > 0 && (d.history.size() < 2 || d.backtracks >= r_.max_backtracks) && d.restarts < kMaxRestarts && !spec_on_) {
+        if (step > 0 && (d.history.size() < 2 || d.backtracks >= r_.max_backtracks) && d.restarts < kMaxRestarts && !spec_) {
             restart(d);
             continue;
         }
@@ -258,7 +258,7 @@ void Generator::plain_round(std::vector<DesignState>& ds, ForwardOutput& out) {
         std::vector<FnsRowRequest> rows(active.size());
         for (size_t q = 0; q < active.size(); ++q) {
             const DesignState& d = ds[active[q]];
-            rows[q] = {step_masks(d.tokens.size()), uint64_t(active[q]), uint64_t(d.tokens.size())};
+            rows[q] = {step_masks(d.tokens.size()), d.stream(active[q]), uint64_t(d.tokens.size())};  // its draws' stream, restarts included
         }
         std::vector<FnsRow> fns;
         be_.forward_fns(items, rows, r_.sampling, fns);

@@ -55,7 +55,9 @@ struct DesignState {
 
 // A design whose constraints lead it into a dead end its backtracking cannot leave (window rules
 // such as a GC spread set by bases far behind) is begun again on a fresh stream, this many times
-// at most, before the request fails.
+// at most, before the request fails. Not with a draft model (speculative decoding): its cache
+// follows the target's tokens, and whether speculation is still on when a dead end comes depends
+// on measured speed, so a request would succeed or fail by timing; there a dead end fails it.
 constexpr size_t kMaxRestarts = 8;
 
 class Generator {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -49,7 +50,7 @@ public:
             if (eq == std::string::npos || eq == 0 || eq + 1 == items[i].size())
                 throw Error(where_ + "'" + visible_text(items[i], 40) + "' is not key=value");
             const std::string key = items[i].substr(0, eq);
-            if (values_.count(key)) throw Error(where_ + key + "= is given twice");
+            if (values_.count(key)) throw Error(where_ + visible_text(key, 40) + "= is given twice");
             values_[key] = items[i].substr(eq + 1);
         }
     }
@@ -62,11 +63,11 @@ public:
     }
     size_t count(const std::string& key, size_t lo, size_t hi) {
         const std::string v = text(key);
-        if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos)
+        if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
             throw Error(where_ + key + "=" + visible_text(v, 30) + " is not a whole number");
-        const size_t n = std::stoul(v);
+        const size_t n = v.size() > 12 ? SIZE_MAX : size_t(std::stoull(v));  // more digits than any limit: out of range
         if (n < lo || n > hi)
-            throw Error(where_ + key + "=" + v + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+            throw Error(where_ + key + "=" + visible_text(v, 30) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
         return n;
     }
     // A fraction written 0.25 or 25%.
@@ -83,7 +84,7 @@ public:
         return f;
     }
     void done() const {
-        if (!values_.empty()) throw Error(where_ + "unknown key " + values_.begin()->first + "= for this rule");
+        if (!values_.empty()) throw Error(where_ + "unknown key " + visible_text(values_.begin()->first, 40) + "= for this rule");
     }
 
 private:
