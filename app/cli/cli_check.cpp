@@ -44,14 +44,10 @@ std::string upper_bases(const std::string& what, const std::string& s) {
 }
 
 // Locations merged where they overlap or touch, 1-based: "12-31,40-59".
-std::string merged_spans(std::vector<SequenceSpan> spans) {
-    std::sort(spans.begin(), spans.end());
+std::string merged_spans(const std::vector<SequenceSpan>& spans) {
     std::string out;
-    for (size_t i = 0; i < spans.size();) {
-        size_t b = spans[i].first, e = spans[i].second;
-        for (++i; i < spans.size() && spans[i].first <= e; ++i) e = std::max(e, spans[i].second);
-        out += (out.empty() ? "" : ",") + std::to_string(b + 1) + "-" + std::to_string(e);
-    }
+    for (const SequenceSpan& s : merged_locations(spans))
+        out += (out.empty() ? "" : ",") + std::to_string(s.first + 1) + "-" + std::to_string(s.second);
     return out;
 }
 

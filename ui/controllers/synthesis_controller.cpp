@@ -93,14 +93,9 @@ void SynthesisController::scan() {
                     whole << QString::fromStdString(b.what);
                     continue;
                 }
-                // Overlapping locations (each window of a long run, each k-mer of a repeat) as one frame.
-                std::vector<carbon::SequenceSpan> spans = b.locations;
-                std::sort(spans.begin(), spans.end());
-                for (size_t i = 0; i < spans.size();) {
-                    size_t s = spans[i].first, e = spans[i].second;
-                    for (++i; i < spans.size() && spans[i].first <= e; ++i) e = std::max(e, spans[i].second);
-                    e = std::min(e, size_t(bases.size()));  // DnaChisel's hairpin end can pass the sequence's
-                    frames.append({qsizetype(s), qsizetype(e), '+', what});
+                for (const carbon::SequenceSpan& s : carbon::merged_locations(b.locations)) {
+                    const size_t e = std::min(s.second, size_t(bases.size()));  // DnaChisel's hairpin end can pass the sequence's
+                    frames.append({qsizetype(s.first), qsizetype(e), '+', what});
                 }
             }
         } catch (const std::exception& e) {

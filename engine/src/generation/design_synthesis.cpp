@@ -55,10 +55,8 @@ bool stem_pairs(std::string_view s, size_t j, size_t S, size_t W, size_t i_min, 
 std::pair<size_t, size_t> allowed_counts(size_t w, double min, double max) {
     size_t lo = 0, hi = w;
     while (lo <= w && min - gc_fraction(lo, w) > 0) ++lo;
-    while (hi + 1 > 0 && gc_fraction(hi, w) - max > 0) {
-        if (hi == 0) return {1, 0};
-        --hi;
-    }
+    while (hi > 0 && gc_fraction(hi, w) - max > 0) --hi;
+    if (gc_fraction(hi, w) - max > 0) return {1, 0};  // not even 0 G/C fits
     return {lo, hi};
 }
 

@@ -196,6 +196,16 @@ void check_hairpin(const SynthesisRule& r, std::string_view s, const std::string
 
 }  // namespace
 
+std::vector<SequenceSpan> merged_locations(std::vector<SequenceSpan> locations) {
+    std::sort(locations.begin(), locations.end());
+    std::vector<SequenceSpan> out;
+    for (const SequenceSpan& l : locations) {
+        if (!out.empty() && l.first <= out.back().second) out.back().second = std::max(out.back().second, l.second);
+        else out.push_back(l);
+    }
+    return out;
+}
+
 std::vector<SynthesisBreach> check_synthesis(const SynthesisRuleSet& rules, std::string_view sequence) {
     std::string s(sequence);
     for (size_t i = 0; i < s.size(); ++i) {

@@ -324,7 +324,7 @@ void add_synthesis_constraints(const SynthesisRuleSet& rules, DesignConstraints&
                                 std::to_string(c.gc_spread_window) + " and " + std::to_string(r.window) +
                                 " bases) cannot be enforced while generating: keep one");
                 c.gc_spread_window = r.window;
-                c.gc_spread_max = c.gc_spread_window ? std::min(c.gc_spread_max, r.max) : r.max;
+                c.gc_spread_max = std::min(c.gc_spread_max, r.max);
                 break;
             case SynthesisRuleKind::Homopolymer:
                 if (r.bases.find('A') != std::string::npos) tighter(c.max_run_at, int(r.max_run));

@@ -78,6 +78,10 @@ struct SynthesisBreach {
     std::string what;                      // for people: "GC 71.2% above 65%", "run of 12 A at 40-51"
 };
 
+// Locations joined where they overlap or touch, sorted: how a breach is shown to people (every
+// window of a long run, every k-mer of a repeat, as one span).
+std::vector<SequenceSpan> merged_locations(std::vector<SequenceSpan> locations);
+
 // Every rule `sequence` breaks (A, C, G, T in either case; Error naming the position for anything
 // else), in the order of the rules.
 std::vector<SynthesisBreach> check_synthesis(const SynthesisRuleSet& rules, std::string_view sequence);
