@@ -1,10 +1,12 @@
 // carbon-cli shared helpers (see cli_common.h).
 #include "cli_common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
+#include "carbon/support/visible_text.h"
 #include "metadata_tags.h"
 
 namespace carbon::cli {
@@ -88,6 +90,21 @@ void ProgressPrinter::update(double done, double total, const char* unit, double
 void ProgressPrinter::finish() {
     if (printed_) std::fprintf(stderr, "\n");
     printed_ = false;
+}
+
+std::vector<int64_t> parse_ids(const std::string& list, const char* option) {
+    std::vector<int64_t> ids;
+    for (size_t i = 0; i <= list.size();) {
+        const size_t j = std::min(list.find(',', i), list.size());
+        const std::string part = list.substr(i, j - i);
+        if (!part.empty()) {
+            if (part.size() > 18 || part.find_first_not_of("0123456789") != std::string::npos)
+                throw Error(std::string(option) + ": '" + visible_text(part, 40) + "' is not a design id");
+            ids.push_back(std::stoll(part));
+        }
+        i = j + 1;
+    }
+    return ids;
 }
 
 }  // namespace carbon::cli

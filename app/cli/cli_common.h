@@ -34,6 +34,9 @@ std::unique_ptr<storage::ReferenceGenome> open_reference(const std::string& path
 // offered list (resources/metadata_tags.txt), with or without its angle brackets; otherwise an
 // Error listing the offered tags, unless `free` is set (then used as written).
 std::string resolve_tags(const std::string& comma_list, bool free);
+// Design ids as an option gives them ("12,13,40"; empty parts skipped); Error naming `option` and
+// the part that is not an id.
+std::vector<int64_t> parse_ids(const std::string& list, const char* option);
 
 // A score in TSV output: "NA" for NaN (undefined, or not computed), else `digits` significant
 // digits (9: enough to compare to 1e-6). One function, so that commands printing the same score

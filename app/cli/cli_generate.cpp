@@ -42,12 +42,16 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
              [--objective SPEC (--predictor FILE.json | --predictor NAME (with --project) | --activity-model DIR)
               [--keep K] [--plausibility W] [--batch N]]
-             [--project FILE] [--backend auto|cpu|cuda] [--threads N] [--quiet]
+             [--project FILE [--construct NAME]] [--backend auto|cpu|cuda] [--threads N] [--quiet]
   Designs continue the left context base by base (FNS, the default) or 6-mer by 6-mer (direct),
   under the template's IUPAC letters and the constraints, ranked by how well design + right flank
   read. --out - writes to standard output. The design must fit the model's context with the tags;
   when the context and flank do not both fit, the flank keeps at most a quarter of the context and
   the left context its nearest bases, each trim with a note; --project stores what the model read.
+  --construct NAME: designs made in a construct stored in the --project (carbon-cli project
+  construct): its upstream is the left context, its downstream the right flank, so the model reads
+  what will surround each design and every constraint holds across both junctions; the run
+  records the construct, and orders of its designs use it.
   --guidance W: tag guidance with strength W (0-100). Alone: conditional, the DNA logits of each
   step are unconditioned + W * (conditioned - unconditioned), the two streams (with --tags and
   without) run in the same batch; W = 0 gives the unconditioned designs, W = 1 the conditioned ones.
@@ -91,7 +95,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
            {"model", "context", "context-fasta", "right-flank", "tags", "length", "template", "count", "mode", "temperature",
             "top-p", "seed", "out", "max-homopolymer", "forbid", "gc", "backend", "threads", "max-backtracks", "project", "project-wait", "draft", "draft-tokens", "draft-verify",
             "forbid-matrices", "forbid-pvalue", "require-site", "require-matrices", "require-pvalue", "require-within", "guidance", "rules",
-            "negative-tags", "objective", "predictor", "activity-model", "keep", "batch", "plausibility"},
+            "negative-tags", "objective", "predictor", "activity-model", "keep", "batch", "plausibility", "construct"},
            {"free-tags", "quiet", "no-auto-disable"});
     DesignRequest req;
     if (a.get("context") && a.get("context-fasta")) throw Error("give --context or --context-fasta, not both");
@@ -120,6 +124,20 @@ int cmd_generate(const std::vector<std::string>& argv) {
     req.max_backtracks = size_t(a.integer("max-backtracks", 512, 0, 1 << 30));
     const std::string out_path = a.required("out");
     const std::optional<ProjectTarget> project = project_target(a);  // a wrong --project is refused before the work
+    // --construct NAME: the design between the project's construct, its upstream the left context
+    // and its downstream the right flank; the run records the construct.
+    RunSettings construct;
+    if (const auto name = a.get("construct")) {
+        if (!project) throw Error("--construct NAME names a construct stored in the --project FILE");
+        if (a.get("context") || a.get("context-fasta") || a.get("right-flank"))
+            throw Error("--construct gives the left context (its upstream) and the right flank (its downstream): not with --context, "
+                        "--context-fasta or --right-flank");
+        construct = project_construct(project->path, *name);
+        for (const auto& [k, v] : construct) {
+            if (k == "construct_upstream") req.left_context = v;
+            if (k == "construct_downstream") req.right_flank = v;
+        }
+    }
     // Generate and rank: the predictor is read (and a wrong one refused) before any model loads.
     if ((a.get("predictor") || a.get("activity-model") || a.get("keep") || a.get("plausibility")) && !a.get("objective"))
         throw Error("--predictor, --activity-model, --keep and --plausibility rank the designs by an objective: give --objective SPEC");
@@ -243,7 +261,11 @@ int cmd_generate(const std::vector<std::string>& argv) {
 
     // --project: the run with every setting, its designs (with regions and per-base tracks, read in
     // their place) into a project file.
-    if (project) store_generation(*project, run, {{"threads", a.get_or("threads", "")}}, "the designs are in " + out_path);
+    if (project) {
+        RunSettings extra = {{"threads", a.get_or("threads", "")}};
+        extra.insert(extra.end(), construct.begin(), construct.end());
+        store_generation(*project, run, extra, "the designs are in " + out_path);
+    }
     return 0;
 }
 

@@ -36,6 +36,7 @@ int cmd_project(const std::vector<std::string>&) {
 #include "carbon/storage/recovery.h"
 #include "carbon/storage/vep_result.h"
 #include "carbon/support/output_file.h"
+#include "cli_common.h"
 #include "cli_project_open.h"
 
 namespace carbon::cli {
@@ -48,12 +49,13 @@ const char* kProjectUsage = R"(usage: carbon-cli project list FILE
        carbon-cli project import FILE [--fasta IN.fa[.gz]] [--genbank IN.gb | --embl IN.embl]
              [--vcf IN.vcf[.gz] (--sequence NAME | --sequence-id ID)]
              [--vep SCORES.tsv [--model DIR]] [--recover RECOVERY.carbon] [--wait SECONDS]
+       carbon-cli project construct FILE --add NAME [--upstream SEQ] [--downstream SEQ] [--description TEXT] | --remove NAME
        carbon-cli project export FILE --format fasta|sequences|tsv|csv|bedgraph|wig|bigwig|igv|genbank|vcf-results|vep
              |twist|idt|constructs-fasta|constructs-genbank
-             --out OUT [--designs ID,ID,...] [--width N] [--design ID] [--track KIND] [--channel N]
+             --out OUT [--designs ID,ID,... | --selection NAME] [--width N] [--design ID] [--track KIND] [--channel N]
              [--sequence NAME | --sequence-id ID] [--run ID] [--reference GENOME.fa] [--value V]
              [--vcf FILE] [--tracks FILE,...] [--locus CHR:FROM-TO] [--upstream SEQ] [--downstream SEQ]
-             [--plate 96|384] [--fill columns|rows]
+             [--construct NAME] [--plate 96|384] [--fill columns|rows]
   list and export only read the file. import stores everything it is given (FASTA, VCF, a
   recovery project) in one transaction, or nothing; --wait is how long it waits for another
   program writing to FILE (default 300 s). --recover stores a run that could not be stored when
@@ -78,26 +80,19 @@ const char* kProjectUsage = R"(usage: carbon-cli project list FILE
   (XML) that opens --reference with --tracks, the VCF (--vcf, default the run's) and, with --run
   ID, the run's scores written as OUT's name + .vep-runID.bw beside it; paths in it are relative
   to its folder.
-  Orders (--designs ID,... or every design not discarded), each design as a construct:
-  --upstream + design + --downstream (A, C, G, T; adapters, primers, overhangs). twist: a Twist
+  construct: a construct by name (--upstream and --downstream: A, C, G, T; adapters, primers, a
+  promoter and reporter, overhangs), which generate --construct NAME designs in and orders use;
+  --remove takes one away (runs made in it keep its bases).
+  Orders (--designs ID,..., --selection NAME (a stored selection, in its order: carbon-cli select
+  --save-as) or every design not discarded), each design as a construct: --upstream + design +
+  --downstream, or --construct NAME, or by default the construct the design's run was made in
+  (none for a run made in none; each run's said on stderr). twist: a Twist
   oligo pool CSV (Name,Sequence). idt: IDT plate sheets (.xlsx, a sheet per plate of --plate
   wells, default 96, filled by --fill columns (A1, B1, ...; default) or rows; Well Position, Name,
   Sequence). constructs-fasta / constructs-genbank: the whole constructs, the flanks and the
   design as GenBank features. Names are the designs' (vendor-safe, unique; changes are noted).
 )";
 
-std::vector<int64_t> parse_ids(const std::string& s) {
-    std::vector<int64_t> ids;
-    std::stringstream ss(s);
-    std::string part;
-    while (std::getline(ss, part, ','))
-        if (!part.empty()) {
-            if (part.size() > 18 || part.find_first_not_of("0123456789") != std::string::npos)
-                throw Error("--designs: '" + part + "' is not a design id");
-            ids.push_back(std::stoll(part));
-        }
-    return ids;
-}
 
 // --sequence NAME or --sequence-id ID: the one stored sequence meant; nullopt when neither is
 // given. A name several sequences share is an Error that lists them.
@@ -143,6 +138,20 @@ int project_list(const std::string& path) {
                     d.design_logp, d.ranking_logp);
     std::printf("variants: %lld, tracks: %lld, vep rows: %lld\n", static_cast<long long>(p->count("variants")),
                 static_cast<long long>(p->count("tracks")), static_cast<long long>(p->count("vep_results")));
+    const auto constructs = p->list_constructs();
+    std::printf("constructs: %zu\n", constructs.size());
+    for (const auto& c : constructs)
+        std::printf("  %s\t%zu + %zu bp\t%s...%s\t%s\n", visible_text(c.name).c_str(), c.upstream.size(), c.downstream.size(),
+                    c.upstream.substr(0, 12).c_str(), c.downstream.substr(c.downstream.size() - std::min<size_t>(12, c.downstream.size())).c_str(),
+                    visible_text(c.description).c_str());
+    const auto selections = p->list_selections();
+    std::printf("selections: %zu\n", selections.size());
+    for (const auto& s : selections) {
+        std::string ids;
+        for (size_t k = 0; k < s.design_ids.size() && k < 20; ++k) ids += (k ? "," : "") + std::to_string(s.design_ids[k]);
+        if (s.design_ids.size() > 20) ids += ",...";
+        std::printf("  %s\t%zu design(s)\t%s\t%s\n", visible_text(s.name).c_str(), s.design_ids.size(), visible_text(s.created).c_str(), ids.c_str());
+    }
     const auto predictors = p->list_predictors();
     std::printf("predictors: %zu\n", predictors.size());
     for (const auto& pr : predictors) {
@@ -301,13 +310,65 @@ void export_for_browsers(st::Project& p, const Args& a, const std::string& forma
     std::fprintf(stderr, "%s: an IGV session of %s with %zu track(s)\n", out_path.c_str(), files.genome.c_str(), files.resources);
 }
 
+// The flanks of an order: --construct NAME (the project's), --upstream / --downstream, or
+// nullopt: each design in its run's construct.
+std::optional<st::ConstructFlanks> order_flanks(st::Project& p, const Args& a) {
+    if (const auto name = a.get("construct")) {
+        if (a.get("upstream") || a.get("downstream")) throw Error("give --construct NAME or --upstream / --downstream, not both");
+        const auto c = p.find_construct(*name);
+        if (!c) throw Error(p.path() + ": no construct named '" + visible_text(*name, 80) + "' (carbon-cli project list shows them)");
+        return st::ConstructFlanks{c->upstream, c->downstream};
+    }
+    if (a.get("upstream") || a.get("downstream")) return st::ConstructFlanks{a.get_or("upstream", ""), a.get_or("downstream", "")};
+    return std::nullopt;
+}
+
+// project construct FILE --add NAME --upstream SEQ --downstream SEQ [--description TEXT] | --remove NAME
+int project_construct(const std::string& path, const std::vector<std::string>& rest) {
+    Args a(rest, {"add", "remove", "upstream", "downstream", "description", "wait"}, {});
+    const auto add = a.get("add"), remove = a.get("remove");
+    if (bool(add) == bool(remove)) throw Error("project construct: give --add NAME --upstream SEQ --downstream SEQ, or --remove NAME");
+    if (remove && (a.get("upstream") || a.get("downstream") || a.get("description")))
+        throw Error("project construct --remove takes only the name");
+    if (add && !a.get("upstream") && !a.get("downstream")) throw Error("project construct --add needs --upstream SEQ and/or --downstream SEQ");
+    auto p = st::Project::open(path, write_options(path, a.number("wait", kDefaultProjectWait, 0, 86400)));
+    try {
+        if (add) {
+            st::ConstructRecord c;
+            c.name = *add;
+            c.upstream = a.get_or("upstream", "");
+            c.downstream = a.get_or("downstream", "");
+            c.description = a.get_or("description", "");
+            p->add_construct(c);
+            std::fprintf(stderr, "%s: construct '%s' added (%zu bp upstream, %zu bp downstream)\n", path.c_str(), visible_text(c.name).c_str(),
+                         c.upstream.size(), c.downstream.size());
+        } else {
+            p->remove_construct(*remove);
+            std::fprintf(stderr, "%s: construct '%s' removed (runs made in it keep its bases)\n", path.c_str(), visible_text(*remove).c_str());
+        }
+    } catch (...) {
+        if (p->created()) {
+            p.reset();
+            st::remove_project_files(path);
+        }
+        throw;
+    }
+    return 0;
+}
+
 int project_export(const std::string& path, const std::vector<std::string>& rest) {
     Args a(rest, {"format", "out", "designs", "width", "design", "track", "channel", "sequence", "sequence-id", "run", "reference", "vcf",
-                  "tracks", "value", "locus", "upstream", "downstream", "plate", "fill"},
+                  "tracks", "value", "locus", "upstream", "downstream", "construct", "selection", "plate", "fill"},
            {});
     const std::string format = a.required("format"), out_path = a.required("out");
     auto p = st::Project::open(path, read_only_options());
-    const std::vector<int64_t> ids = parse_ids(a.get_or("designs", ""));
+    if (a.get("designs") && a.get("selection")) throw Error("give --designs ID,... or --selection NAME, not both");
+    std::vector<int64_t> ids = parse_ids(a.get_or("designs", ""), "--designs");
+    if (const auto name = a.get("selection")) {
+        const auto sel = p->find_selection(*name);
+        if (!sel) throw Error(path + ": no selection named '" + visible_text(*name, 80) + "' (carbon-cli project list shows them)");
+        ids = sel->design_ids;
+    }
     auto design_id = [&] { return int64_t(a.integer("design", 0, 1, 1ll << 62)); };
     // Tracks of a design (--design ID) or of a stored sequence (--sequence NAME / --sequence-id ID).
     auto owner = [&] {
@@ -331,7 +392,7 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
     else if (format == "wig") st::export_track_wig(*p, out, owner(), a.get_or("track", "logp"), int(a.integer("channel", 0, 0, 64)));
     else if (format == "bigwig" || format == "igv") export_for_browsers(*p, a, format, out, out_path, owner);
     else if (format == "twist" || format == "idt" || format == "constructs-fasta" || format == "constructs-genbank") {
-        st::OrderSelection sel = st::order_constructs(*p, ids, {a.get_or("upstream", ""), a.get_or("downstream", "")});
+        st::OrderSelection sel = st::order_constructs(*p, ids, order_flanks(*p, a));
         notes = std::move(sel.notes);
         if (format == "twist") st::write_twist_pool_csv(out, sel.constructs);
         else if (format == "constructs-fasta") st::write_constructs_fasta(out, sel.constructs, size_t(a.integer("width", 60, 0, 1 << 30)));
@@ -384,7 +445,8 @@ int cmd_project(const std::vector<std::string>& args) {
     }
     if (args[0] == "import") return project_import(args[1], rest);
     if (args[0] == "export") return project_export(args[1], rest);
-    throw Error("unknown project subcommand '" + args[0] + "' (expected list, import or export)");
+    if (args[0] == "construct") return project_construct(args[1], rest);
+    throw Error("unknown project subcommand '" + args[0] + "' (expected list, import, export or construct)");
 }
 
 }  // namespace carbon::cli

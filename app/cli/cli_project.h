@@ -69,5 +69,9 @@ void store_predictor(const ProjectTarget& project, const Probe& probe, const std
 // project's predictors when it has none of that name.
 Probe project_predictor(const std::string& path, const std::string& name);
 bool project_has_predictor(const std::string& path, const std::string& name);
+// The construct named `name` in the project at `path`, as the settings a run made in it records
+// (construct, construct_upstream, construct_downstream: storage's construct_settings); Error
+// listing the project's constructs when it has none of that name.
+RunSettings project_construct(const std::string& path, const std::string& name);
 
 }  // namespace carbon::cli

@@ -37,6 +37,7 @@ void store_evolution(const ProjectTarget&, const Model&, const NamedSequence&, c
 void store_predictor(const ProjectTarget&, const Probe&, const std::string&, const std::string&) { no_storage(); }
 Probe project_predictor(const std::string&, const std::string&) { no_storage(); }
 bool project_has_predictor(const std::string&, const std::string&) { no_storage(); }
+RunSettings project_construct(const std::string&, const std::string&) { no_storage(); }
 
 }  // namespace carbon::cli
 
@@ -53,8 +54,10 @@ bool project_has_predictor(const std::string&, const std::string&) { no_storage(
 #include "carbon/runs/run_records.h"
 #include "carbon/runs/run_writers.h"
 #include "carbon/runs/vep_run.h"
+#include "carbon/storage/order_files.h"
 #include "carbon/storage/project.h"
 #include "carbon/storage/recovery.h"
+#include "carbon/support/visible_text.h"
 #include "cli_project_open.h"
 
 namespace carbon::cli {
@@ -196,6 +199,16 @@ Probe project_predictor(const std::string& path, const std::string& name) {
     std::string names;
     for (const st::PredictorRecord& r : p->list_predictors()) names += (names.empty() ? "" : ", ") + ("'" + r.name + "'");
     throw Error(path + ": no predictor named '" + name + "' (" + (names.empty() ? "the project has none" : "it has " + names) + ")");
+}
+
+RunSettings project_construct(const std::string& path, const std::string& name) {
+    if (!std::filesystem::exists(path)) throw Error(path + ": no such project (a construct is added with carbon-cli project construct)");
+    auto p = st::Project::open(path, read_only_options());
+    if (auto c = p->find_construct(name)) return st::construct_settings(*c);
+    std::string names;
+    for (const st::ConstructRecord& c : p->list_constructs()) names += (names.empty() ? "" : ", ") + ("'" + visible_text(c.name, 80) + "'");
+    throw Error(path + ": no construct named '" + visible_text(name, 80) + "' (" +
+                (names.empty() ? "the project has none; add one with carbon-cli project construct" : "it has " + names) + ")");
 }
 
 }  // namespace carbon::cli

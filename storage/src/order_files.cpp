@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include <xlsxwriter.h>
@@ -50,8 +51,22 @@ ConstructFlanks checked_flanks(const ConstructFlanks& flanks) {
     return {upper(flanks.upstream), upper(flanks.downstream)};
 }
 
-OrderSelection order_constructs(Project& project, const std::vector<int64_t>& ids, const ConstructFlanks& flanks) {
-    const ConstructFlanks f = checked_flanks(flanks);
+std::vector<std::pair<std::string, std::string>> construct_settings(const ConstructRecord& c) {
+    return {{"construct", c.name}, {"construct_upstream", c.upstream}, {"construct_downstream", c.downstream}};
+}
+
+std::optional<ConstructRecord> run_construct(const Run& run) {
+    const auto name = run.setting("construct");
+    if (!name || name->empty()) return std::nullopt;
+    ConstructRecord c;
+    c.name = *name;
+    c.upstream = run.setting("construct_upstream").value_or("");
+    c.downstream = run.setting("construct_downstream").value_or("");
+    return c;
+}
+
+OrderSelection order_constructs(Project& project, const std::vector<int64_t>& ids, const std::optional<ConstructFlanks>& flanks) {
+    const std::optional<ConstructFlanks> given = flanks ? std::optional(checked_flanks(*flanks)) : std::nullopt;
     std::vector<DesignRecord> designs;
     OrderSelection sel;
     if (ids.empty()) {
@@ -69,6 +84,29 @@ OrderSelection order_constructs(Project& project, const std::vector<int64_t>& id
         }
     }
     if (designs.empty()) throw Error(project.path() + ": no designs to order");
+    // Each run's construct, read once, and said once.
+    std::map<int64_t, std::optional<ConstructFlanks>> runs;
+    auto construct_of = [&](int64_t run_id) -> const std::optional<ConstructFlanks>& {
+        auto [it, fresh] = runs.try_emplace(run_id);
+        if (!fresh) return it->second;
+        const auto run = project.run(run_id);
+        const auto c = run ? run_construct(*run) : std::nullopt;
+        if (!c) return it->second;
+        const std::string in = "run " + std::to_string(run_id) + " was made in construct '" + visible_text(c->name, 80) + "' (" +
+                               std::to_string(c->upstream.size()) + " + " + std::to_string(c->downstream.size()) + " bp)";
+        if (given) {
+            if (c->upstream != given->upstream || c->downstream != given->downstream)
+                sel.notes.push_back(in + "; its designs are ordered between the flanks given instead");
+        } else {
+            try {
+                it->second = checked_flanks({c->upstream, c->downstream});
+            } catch (const Error& e) {
+                throw Error(project.path() + ": " + in + ": " + e.what());
+            }
+            sel.notes.push_back(in + "; its designs are ordered in it");
+        }
+        return it->second;
+    };
     std::set<std::string> taken;
     for (const DesignRecord& d : designs) {
         const std::string what = "design " + std::to_string(d.id);
@@ -85,6 +123,8 @@ OrderSelection order_constructs(Project& project, const std::vector<int64_t>& id
             sel.notes.push_back(what + " '" + visible_text(d.name, 80) + "' is ordered as '" + name +
                                 "' (names hold letters, digits, '_', '-' and '.' and are unique in an order)");
         taken.insert(name);
+        const std::optional<ConstructFlanks>& own = construct_of(d.run_id);  // read (and said) either way
+        const ConstructFlanks f = given ? *given : own.value_or(ConstructFlanks{});
         sel.constructs.push_back({d.id, d.run_id, d.rank, name, f.upstream, upper(d.bases), f.downstream});
     }
     return sel;

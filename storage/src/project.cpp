@@ -532,7 +532,7 @@ std::vector<VariantRecord> Project::variants_of_sequence(int64_t sequence_id) {
 }
 
 int64_t Project::count(const std::string& table) {
-    static const char* const kTables[] = {"sequences", "regions", "runs", "run_settings", "designs", "tracks", "variants", "vep_results", "features", "predictors", "design_predictions"};
+    static const char* const kTables[] = {"sequences", "regions", "runs", "run_settings", "designs", "tracks", "variants", "vep_results", "features", "predictors", "design_predictions", "constructs", "selections", "selection_designs"};
     for (const char* t : kTables)
         if (table == t) {
             const std::string q = "SELECT count(*) FROM " + table;

@@ -441,7 +441,7 @@ std::unique_ptr<Project> Project::open(const std::string& path, const OpenOption
 Project::~Project() { sqlite3_close_v2(db_); }
 
 bool Project::empty() {
-    for (const char* t : {"sequences", "runs", "designs", "tracks", "variants", "regions", "predictors"})
+    for (const char* t : {"sequences", "runs", "designs", "tracks", "variants", "regions", "predictors", "constructs", "selections"})
         if (count(t) != 0) return false;
     return true;
 }

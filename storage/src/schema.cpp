@@ -186,6 +186,29 @@ CREATE TABLE design_predictions(
   held_out TEXT NOT NULL DEFAULT '',
   PRIMARY KEY(design_id, predictor, output)) WITHOUT ROWID;
 )sql",
+    // 8 -> 9: constructs by name (the upstream and downstream sequences designs are synthesised
+    // between: adapters, primers, promoter, overhangs; a run made in one records its bases in its
+    // settings), and selections of designs by name (the Designs table's choice, carbon-cli select
+    // --save-as), in their order, with how they were made as JSON.
+    R"sql(
+CREATE TABLE constructs(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE CHECK(length(name) BETWEEN 1 AND 200),
+  upstream TEXT NOT NULL,
+  downstream TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  created TEXT NOT NULL);
+CREATE TABLE selections(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE CHECK(length(name) BETWEEN 1 AND 200),
+  created TEXT NOT NULL,
+  settings TEXT NOT NULL DEFAULT '{}' CHECK(json_valid(settings)));
+CREATE TABLE selection_designs(
+  selection_id INTEGER NOT NULL REFERENCES selections(id) ON DELETE CASCADE,
+  ord INTEGER NOT NULL CHECK(ord >= 0),
+  design_id INTEGER NOT NULL REFERENCES designs(id) ON DELETE CASCADE,
+  PRIMARY KEY(selection_id, ord)) WITHOUT ROWID;
+)sql",
 };
 
 void exec(sqlite3* db, const std::string& sql, const std::string& what) {
@@ -274,6 +297,15 @@ void create_read_compat_views(sqlite3* db, int version) {
              "CREATE TEMP VIEW predictors(id, name, kind, created, model_path, model_fingerprint, table_path, table_hash, conditions, "
              "definition) AS SELECT 0, '', 'fitted', '', '', '', '', '', '[]', '{}' WHERE 0",
              "reading a schema " + std::to_string(version) + " project");
+    if (version < 9) {
+        exec(db,
+             "CREATE TEMP VIEW constructs(id, name, upstream, downstream, description, created) AS SELECT 0, '', '', '', '', '' WHERE 0",
+             "reading a schema " + std::to_string(version) + " project");
+        exec(db, "CREATE TEMP VIEW selections(id, name, created, settings) AS SELECT 0, '', '', '{}' WHERE 0",
+             "reading a schema " + std::to_string(version) + " project");
+        exec(db, "CREATE TEMP VIEW selection_designs(selection_id, ord, design_id) AS SELECT 0, 0, 0 WHERE 0",
+             "reading a schema " + std::to_string(version) + " project");
+    }
 }
 
 void migrate(sqlite3* db, int up_to) {

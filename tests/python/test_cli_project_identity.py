@@ -76,7 +76,7 @@ def main():
     r = run_limited([CLI, "project", "import", legacy, "--fasta", fasta])
     c.check(r.returncode == 0, f"making the legacy project: {r.stderr}")
     con = sqlite3.connect(legacy)
-    con.executescript("PRAGMA journal_mode=DELETE; PRAGMA application_id=0; DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective; DROP TABLE predictors; ALTER TABLE sequences DROP COLUMN header; DROP TABLE features; ALTER TABLE designs DROP COLUMN specificity; DROP TABLE vep_results; PRAGMA user_version=3;")
+    con.executescript("PRAGMA journal_mode=DELETE; PRAGMA application_id=0; DROP TABLE selection_designs; DROP TABLE selections; DROP TABLE constructs; DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective; DROP TABLE predictors; ALTER TABLE sequences DROP COLUMN header; DROP TABLE features; ALTER TABLE designs DROP COLUMN specificity; DROP TABLE vep_results; PRAGMA user_version=3;")
     con.close()
     before = sha256(legacy)
     r = run_limited([CLI, "project", "list", legacy])

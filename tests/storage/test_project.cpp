@@ -161,7 +161,7 @@ TEST(older_schema_is_migrated_forward) {
         p->add_design(d);
         char* err = nullptr;
         sqlite3_exec(p->handle(),
-                     "DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective; DROP TABLE predictors; ALTER TABLE sequences DROP COLUMN header; DROP TABLE features; ALTER TABLE designs DROP COLUMN specificity; DROP TABLE vep_results; DROP INDEX designs_by_run; DROP INDEX tracks_by_design; DROP INDEX tracks_by_sequence; "
+                     "DROP TABLE selection_designs; DROP TABLE selections; DROP TABLE constructs; DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective; DROP TABLE predictors; ALTER TABLE sequences DROP COLUMN header; DROP TABLE features; ALTER TABLE designs DROP COLUMN specificity; DROP TABLE vep_results; DROP INDEX designs_by_run; DROP INDEX tracks_by_design; DROP INDEX tracks_by_sequence; "
                      "DROP INDEX regions_by_design; DROP INDEX regions_by_sequence; DROP INDEX variants_by_sequence; "
                      "DROP INDEX sequences_by_name; ALTER TABLE designs DROP COLUMN flag; "
                      "ALTER TABLE designs DROP COLUMN min_base_logp; PRAGMA user_version = 1;",

@@ -63,6 +63,7 @@ std::string legacy_project(const std::string& name, int version) {
         p->add_design(d);
     }
     std::string downgrade = "PRAGMA journal_mode = DELETE; PRAGMA application_id = 0; PRAGMA user_version = " + std::to_string(version) + ";";
+    if (version < 9) downgrade += "DROP TABLE selection_designs; DROP TABLE selections; DROP TABLE constructs;";
     if (version < 8) downgrade += "DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective;";
     if (version < 7) downgrade += "DROP TABLE predictors;";
     if (version < 6) downgrade += "ALTER TABLE sequences DROP COLUMN header;";

@@ -143,7 +143,7 @@ TEST(a_schema_7_project_is_read_without_design_predictions) {
     }
     sqlite3* db = nullptr;
     CHECK(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-    CHECK(sqlite3_exec(db, "PRAGMA journal_mode = DELETE; DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective; PRAGMA user_version = 7;",
+    CHECK(sqlite3_exec(db, "PRAGMA journal_mode = DELETE; DROP TABLE selection_designs; DROP TABLE selections; DROP TABLE constructs; DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective; PRAGMA user_version = 7;",
                        nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(db);
     const std::string before = file_bytes(path);
@@ -245,7 +245,7 @@ TEST(a_schema_6_project_is_read_without_predictors_and_migrated_when_written) {
     }
     sqlite3* db = nullptr;
     CHECK(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-    CHECK(sqlite3_exec(db, "PRAGMA journal_mode = DELETE; DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective; DROP TABLE predictors; PRAGMA user_version = 6;", nullptr, nullptr, nullptr) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "PRAGMA journal_mode = DELETE; DROP TABLE selection_designs; DROP TABLE selections; DROP TABLE constructs; DROP TABLE design_predictions; ALTER TABLE designs DROP COLUMN objective; DROP TABLE predictors; PRAGMA user_version = 6;", nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(db);
     const std::string before = file_bytes(path);
     {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -38,7 +39,16 @@ struct OrderSelection {
 // "_ID" appended to a name another construct already has; each change said in `notes`. Error for
 // an id with no design, a design with bases other than A, C, G, T (IUPAC codes cannot be ordered),
 // or no designs at all.
-OrderSelection order_constructs(Project& project, const std::vector<int64_t>& ids, const ConstructFlanks& flanks);
+// `flanks`: every design between these; nullopt: each design in the construct its run was made
+// in (run_construct; none for a run made in none), each run's construct said in `notes`. Flanks
+// given for designs whose run was made in another construct are noted too.
+OrderSelection order_constructs(Project& project, const std::vector<int64_t>& ids, const std::optional<ConstructFlanks>& flanks);
+
+// The settings a generation run made in construct `c` records beside its own (its name and both
+// parts, so that later changes to the project's constructs never change what it was made in);
+// and the construct a run's settings name (nullopt for a run made in none).
+std::vector<std::pair<std::string, std::string>> construct_settings(const ConstructRecord& c);
+std::optional<ConstructRecord> run_construct(const Run& run);
 
 // Twist oligo pool: "Name,Sequence", one row per construct.
 void write_twist_pool_csv(std::ostream& out, const std::vector<OrderConstruct>& constructs);

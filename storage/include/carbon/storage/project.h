@@ -65,6 +65,29 @@ struct PredictorRecord {
     std::string definition;  // the predictor file's JSON; empty when listed without it
 };
 
+// A construct the project's designs are made in and ordered as (issue 33): the sequences a design
+// is synthesised between (MPRA adapters and primers, a promoter and reporter, cloning overhangs),
+// A, C, G and T, stored upper-case, by a name unique in the project. A generation run made in one
+// records its name and bases in its settings (carbon/runs/run_settings.h), so that a later change
+// to the project's constructs never changes what a run's designs were made in.
+struct ConstructRecord {
+    int64_t id = 0;
+    std::string name;  // 1 to 200 bytes
+    std::string upstream, downstream;
+    std::string description;
+    std::string created;
+};
+
+// A named choice of designs (the Designs table's diverse selection, carbon-cli select --save-as),
+// in the order chosen, with how it was made as a JSON object (method, count, distance, ...).
+struct SelectionRecord {
+    int64_t id = 0;
+    std::string name;  // 1 to 200 bytes, unique in the project
+    std::string created;
+    std::string settings = "{}";
+    std::vector<int64_t> design_ids;
+};
+
 enum class RegionKind { Design, Pinned, Annotation };
 const char* region_kind_name(RegionKind k);
 RegionKind parse_region_kind(const std::string& s);
@@ -244,6 +267,14 @@ public:
     // A predictor under a name no other predictor of the project has (Error naming the one that
     // has it); its definition must be a JSON object.
     int64_t add_predictor(const PredictorRecord& p);
+    // A construct under a name no other construct has; its parts A, C, G, T (either case). Error
+    // naming the part and position of any other letter, a taken name, or two empty parts.
+    int64_t add_construct(const ConstructRecord& c);
+    void remove_construct(const std::string& name);  // Error when there is none of that name
+    // A selection of stored designs (each once; at least one). A taken name is an Error unless
+    // `replace`, which swaps the old selection for the new one in one transaction.
+    int64_t save_selection(const SelectionRecord& s, bool replace = false);
+    void remove_selection(const std::string& name);  // Error when there is none of that name
     // A consistent copy of the committed project at `path` (which must not exist): Save As.
     void save_copy(const std::string& path);
     // Writes the committed transactions from the -wal file into the project file itself (as far
@@ -285,6 +316,11 @@ public:
     // Predictors by name, with their definitions when asked.
     std::vector<PredictorRecord> list_predictors(bool with_definition = false);
     std::optional<PredictorRecord> find_predictor(const std::string& name);
+    // Constructs and selections by name (selections with their design ids, in order).
+    std::vector<ConstructRecord> list_constructs();
+    std::optional<ConstructRecord> find_construct(const std::string& name);
+    std::vector<SelectionRecord> list_selections();
+    std::optional<SelectionRecord> find_selection(const std::string& name);
     int64_t count(const std::string& table);
 
     sqlite3* handle() { return db_; }
