@@ -142,7 +142,8 @@ int project_list(const std::string& path) {
     std::printf("constructs: %zu\n", constructs.size());
     for (const auto& c : constructs)
         std::printf("  %s\t%zu + %zu bp\t%s...%s\t%s\n", visible_text(c.name).c_str(), c.upstream.size(), c.downstream.size(),
-                    c.upstream.substr(0, 12).c_str(), c.downstream.substr(c.downstream.size() - std::min<size_t>(12, c.downstream.size())).c_str(),
+                    visible_text(c.upstream.substr(0, 12)).c_str(),
+                    visible_text(c.downstream.substr(c.downstream.size() - std::min<size_t>(12, c.downstream.size()))).c_str(),
                     visible_text(c.description).c_str());
     const auto selections = p->list_selections();
     std::printf("selections: %zu\n", selections.size());
@@ -364,9 +365,12 @@ int project_export(const std::string& path, const std::vector<std::string>& rest
     auto p = st::Project::open(path, read_only_options());
     if (a.get("designs") && a.get("selection")) throw Error("give --designs ID,... or --selection NAME, not both");
     std::vector<int64_t> ids = parse_ids(a.get_or("designs", ""), "--designs");
+    if (a.get("designs") && ids.empty()) throw Error("--designs names no design id (leave it out for every design)");
     if (const auto name = a.get("selection")) {
         const auto sel = p->find_selection(*name);
         if (!sel) throw Error(path + ": no selection named '" + visible_text(*name, 80) + "' (carbon-cli project list shows them)");
+        if (sel->design_ids.empty())
+            throw Error(path + ": selection '" + visible_text(*name, 80) + "' holds no designs any more (they were deleted); nothing to export");
         ids = sel->design_ids;
     }
     auto design_id = [&] { return int64_t(a.integer("design", 0, 1, 1ll << 62)); };

@@ -66,6 +66,7 @@ int select_in_project(const Args& a, size_t count, const std::string& key, Seque
     if (a.get("run") && a.get("designs")) throw Error("give --run ID or --designs ID,..., not both");
     r.run_id = a.integer("run", 0, 1, 1ll << 62);
     r.candidates = parse_ids(a.get_or("designs", ""), "--designs");
+    if (a.get("designs") && r.candidates.empty()) throw Error("--designs names no design id (leave it out for every design)");
     r.count = count;
     r.score = key;
     r.min_score = min_score;
@@ -80,7 +81,10 @@ int select_in_project(const Args& a, size_t count, const std::string& key, Seque
         std::ostringstream os;
         for (size_t k = 0; k < c.design_ids.size(); ++k) {
             const auto d = p->design(c.design_ids[k]);
-            os << '>' << d->name << " design=" << d->id << " run=" << d->run_id << " selection_rank=" << (k + 1) << '\n';
+            std::string name = d->name;  // one word in a header, whatever the project holds
+            for (char& ch : name)
+                if (static_cast<unsigned char>(ch) <= ' ' || ch == 0x7f) ch = '_';
+            os << '>' << (name.empty() ? "design_" + std::to_string(d->id) : name) << " design=" << d->id << " run=" << d->run_id << " selection_rank=" << (k + 1) << '\n';
             for (size_t i = 0; i < d->bases.size(); i += 60) os << d->bases.substr(i, 60) << '\n';
         }
         out->stream() << os.str();

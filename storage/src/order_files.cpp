@@ -108,6 +108,7 @@ OrderSelection order_constructs(Project& project, const std::vector<int64_t>& id
         return it->second;
     };
     std::set<std::string> taken;
+    std::set<int64_t> bare;  // runs made in no construct, ordered without flanks
     for (const DesignRecord& d : designs) {
         const std::string what = "design " + std::to_string(d.id);
         if (d.bases.empty()) throw Error(project.path() + ": " + what + " has no bases");
@@ -125,7 +126,15 @@ OrderSelection order_constructs(Project& project, const std::vector<int64_t>& id
         taken.insert(name);
         const std::optional<ConstructFlanks>& own = construct_of(d.run_id);  // read (and said) either way
         const ConstructFlanks f = given ? *given : own.value_or(ConstructFlanks{});
+        if (!given && !own) bare.insert(d.run_id);
         sel.constructs.push_back({d.id, d.run_id, d.rank, name, f.upstream, upper(d.bases), f.downstream});
+    }
+    // An order that mixes designs made in a construct with bare ones says which are bare.
+    if (!bare.empty() && bare.size() < runs.size()) {
+        std::string list;
+        for (int64_t r : bare) list += (list.empty() ? "" : ", ") + std::to_string(r);
+        sel.notes.push_back("run(s) " + list + " were made in no construct: their designs are ordered without flanks (give --upstream / "
+                            "--downstream or --construct to put every design between the same flanks)");
     }
     return sel;
 }

@@ -26,6 +26,16 @@ ConstructRecord construct_row(Stmt& s) {
 
 constexpr const char* kConstructColumns = "SELECT id, name, upstream, downstream, description, created FROM constructs";
 
+// Deletes the row of `table` named `name` (a constant table name), in one transaction; Error when
+// there is none.
+void delete_named(Project& p, sqlite3* db, const char* table, const char* what, const std::string& name) {
+    Transaction t(p);
+    Stmt del(db, (std::string("DELETE FROM ") + table + " WHERE name = ?").c_str());
+    del.bind(1, name).run();
+    if (sqlite3_changes(db) == 0) throw Error(p.path() + ": no " + what + " named '" + visible_text(name, 80) + "'");
+    t.commit();
+}
+
 std::vector<int64_t> selection_designs(sqlite3* db, int64_t id) {
     std::vector<int64_t> ids;
     Stmt s(db, "SELECT design_id FROM selection_designs WHERE selection_id = ? ORDER BY ord");
@@ -44,6 +54,11 @@ int64_t Project::add_construct(const ConstructRecord& c) {
     } catch (const Error& e) {
         throw Error(path_ + ": construct '" + visible_text(c.name, 80) + "': " + e.what());
     }
+    for (const auto& [what, s] : {std::pair<const char*, const std::string&>{"upstream", parts.upstream}, {"downstream", parts.downstream}})
+        if (s.size() > kMaxConstructPart)
+            throw Error(path_ + ": construct '" + visible_text(c.name, 80) + "': its " + what + " sequence is " + std::to_string(s.size()) +
+                        " bp; a construct's part holds at most " + std::to_string(kMaxConstructPart) +
+                        " bp (what is synthesised around a design, not a plasmid backbone)");
     if (parts.upstream.empty() && parts.downstream.empty())
         throw Error(path_ + ": construct '" + visible_text(c.name, 80) + "' has neither an upstream nor a downstream sequence");
     Transaction t(*this);
@@ -60,13 +75,7 @@ int64_t Project::add_construct(const ConstructRecord& c) {
     return id;
 }
 
-void Project::remove_construct(const std::string& name) {
-    Transaction t(*this);
-    Stmt del(db_, "DELETE FROM constructs WHERE name = ?");
-    del.bind(1, name).run();
-    if (sqlite3_changes(db_) == 0) throw Error(path_ + ": no construct named '" + visible_text(name, 80) + "'");
-    t.commit();
-}
+void Project::remove_construct(const std::string& name) { delete_named(*this, db_, "constructs", "construct", name); }
 
 std::vector<ConstructRecord> Project::list_constructs() {
     std::vector<ConstructRecord> out;
@@ -117,13 +126,7 @@ int64_t Project::save_selection(const SelectionRecord& sel, bool replace) {
     return sid;
 }
 
-void Project::remove_selection(const std::string& name) {
-    Transaction t(*this);
-    Stmt del(db_, "DELETE FROM selections WHERE name = ?");
-    del.bind(1, name).run();
-    if (sqlite3_changes(db_) == 0) throw Error(path_ + ": no selection named '" + visible_text(name, 80) + "'");
-    t.commit();
-}
+void Project::remove_selection(const std::string& name) { delete_named(*this, db_, "selections", "selection", name); }
 
 std::vector<SelectionRecord> Project::list_selections() {
     std::vector<SelectionRecord> out;

@@ -18,7 +18,9 @@
   least that of 20 random choices of the same size; --min-distance leaves no pair closer;
   `project export --selection NAME` orders it in that order; a taken name is refused unless
   --replace (the file unchanged); an unknown score, a score no design has, designs of several
-  lengths under Hamming and a count that cannot be reached are reported (the number reached).
+  lengths under Hamming and a count that cannot be reached are reported (the number reached); an
+  order mixing designs made in a construct with bare ones names the bare runs; a selection whose
+  designs were deleted is refused, never read as "every design".
 
 Drives carbon-cli ($CARBON_BIN) with a tiny model."""
 import csv
@@ -185,6 +187,20 @@ def selections(model, proj, construct_runs):
     with open(os.path.join(W, "all.fa")) as f:
         fasta = f.read()
     T.check(n == 10 and fasta.count(">") == 10 and "selection_rank=10" in fasta, f"--replace: {n} stored; {fasta[:200]}")
+    # An order mixing designs made in a construct with bare ones says which are bare.
+    mixed = [query(proj, "SELECT min(id) FROM designs WHERE run_id = ?", construct_runs[0])[0][0], chosen[0]]
+    r = run([CLI, "project", "export", proj, "--format", "twist", "--out", twist, "--designs", ",".join(map(str, mixed))])
+    T.check(f"run(s) {run_id} were made in no construct: their designs are ordered without flanks" in r.stderr, f"mixed order: {r.stderr}")
+    # A selection whose designs were all deleted orders nothing (not every design).
+    run(sel + ["--designs", ",".join(map(str, chosen[:2])), "--count", "2", "--save-as", "gone"])
+    db = sqlite3.connect(proj)
+    db.execute("PRAGMA foreign_keys = ON")
+    db.execute(f"DELETE FROM designs WHERE id IN ({chosen[0]}, {chosen[1]})")
+    db.commit()
+    db.close()
+    refused("an emptied selection", cli("project", "export", proj, "--format", "twist", "--out", twist, "--selection", "gone"),
+            "selection 'gone' holds no designs any more")
+    refused("--designs with no id", cli("project", "export", proj, "--format", "twist", "--out", twist, "--designs", ","), "names no design id")
     # Discarded designs are not candidates unless named.
     db = sqlite3.connect(proj)
     db.execute("UPDATE designs SET flag = 'discarded' WHERE run_id = ?", (run_id,))

@@ -85,6 +85,8 @@ TEST(bad_constructs_are_refused_and_nothing_changes) {
     CHECK_THROWS_WITH(p->add_construct(construct("n", "ACGTN", "")), "construct 'n'", "upstream flank: position 5 is 'N'");
     CHECK_THROWS_WITH(p->add_construct(construct("r", "", "AC-T")), "construct 'r'", "downstream flank: position 3 is '-'");
     CHECK_THROWS_WITH(p->add_construct(construct("e", "", "")), "neither an upstream nor a downstream");
+    CHECK_THROWS_WITH(p->add_construct(construct("long", std::string(kMaxConstructPart + 1, 'A'), "")), "construct 'long'",
+                      "its upstream sequence is 10001 bp", "at most 10000 bp");
     CHECK_THROWS_WITH(p->add_construct(construct("", "A", "")), "1 to 200 bytes");
     CHECK_THROWS_WITH(p->add_construct(construct(std::string(201, 'x'), "A", "")), "1 to 200 bytes");
     p->checkpoint();

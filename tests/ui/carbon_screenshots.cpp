@@ -17,6 +17,7 @@
 #include <QElapsedTimer>
 #include <QImage>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QFile>
 #include <QPushButton>
 #include <QRandomGenerator>
@@ -45,6 +46,8 @@
 #include "controllers/vep_controller.h"
 #include "main_window.h"
 #include "views/base_inspector.h"
+#include "views/choose_designs_dialog.h"
+#include "views/construct_dialog.h"
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
 #include "controllers/design_map_controller.h"
@@ -176,10 +179,49 @@ int main(int argc, char** argv) {
     shoot(w, out, "designs-synthesis.png");
     w.designs()->view()->setSynthesisRules(QString());
 
+    // A construct: the New Construct dialog with a pair of MPRA adapters, then stored in the
+    // project and chosen in the Generation panel.
+    {
+        ConstructDialog d(w.project()->constructs(), &w);
+        d.nameEdit()->setText(QStringLiteral("MPRA v1"));
+        d.upstreamEdit()->setPlainText(QStringLiteral("ACTGGCCGCTTGACGCACTGCGG"));
+        d.downstreamEdit()->setPlainText(QStringLiteral("CACTGCGGCTCCTGCGATCGC"));
+        d.descriptionEdit()->setText(QStringLiteral("lentiMPRA adapters, round 1"));
+        d.show();
+        shoot(d, out, "construct-dialog.png");
+        QSignalSpy added(w.project()->store(), &ProjectStore::constructAdded);
+        w.project()->storeThread()->post([c = d.construct()](ProjectStore* s) { s->addConstruct(0, c); });
+        waitFor([&] { return added.count() > 0 && w.generation()->panel()->constructCombo()->count() == 2; }, 20000);
+        w.generation()->panel()->selectConstruct(QStringLiteral("MPRA v1"));
+        raise(w, "generationDock");
+        shoot(w, out, "generation-construct.png");
+        w.generation()->panel()->selectConstruct(QString());
+    }
+
+    // Choose Diverse: the dialog over the eight stored designs, then the selection in the table.
+    {
+        QList<qint64> ids;
+        for (int r = 0; r < w.designs()->model()->rowCount(); ++r) ids << w.designs()->model()->row(r).designId;
+        ChooseDesignsDialog d(ids, {QStringLiteral("design_logp"), QStringLiteral("ranking_logp"), QStringLiteral("min_base_logp")},
+                              w.project()->selections(), &w);
+        d.nameEdit()->setText(QStringLiteral("twist pool 1"));
+        d.countSpin()->setValue(4);
+        d.minDistanceSpin()->setValue(3);
+        d.show();
+        shoot(d, out, "choose-diverse.png");
+        QSignalSpy chosen(w.project()->store(), &ProjectStore::designsChosen);
+        w.project()->storeThread()->post([r = d.request()](ProjectStore* s) { s->chooseDesigns(0, r); });
+        waitFor([&] { return chosen.count() > 0 && w.designs()->view()->selectionCombo()->count() == 2; }, 20000);
+        w.designs()->view()->showSelection(QStringLiteral("twist pool 1"));
+        raise(w, "designsDock");
+        shoot(w, out, "designs-selection.png");
+        w.designs()->view()->showSelection(QString());
+    }
+
     // The Order dialog over the four selected designs: IDT plates, an MPRA adapter pair, and a
     // flank typed with a letter that cannot be ordered, said in place.
     {
-        OrderDialog order(4, &w);
+        OrderDialog order(4, 0, w.project()->constructs(), &w);
         order.formatCombo()->setCurrentIndex(order.formatCombo()->findData(int(ExportFormat::IdtXlsx)));
         order.upstreamEdit()->setText(QStringLiteral("ACTGGCCGCTTGACGNNNN"));
         order.downstreamEdit()->setText(QStringLiteral("CACTGCGGCTCCTGCGATCGC"));

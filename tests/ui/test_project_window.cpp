@@ -604,7 +604,7 @@ private slots:
     // its position in the dialog, OK off), offers the plate only for IDT; the export writes the
     // selected designs as constructs, the same as carbon-cli project export (order_files.h).
     void ordersSelectedDesignsAsConstructs() {
-        OrderDialog dialog(2);
+        OrderDialog dialog(2, 0, {});
         dialog.upstreamEdit()->setText(QStringLiteral("ACGTN"));
         QVERIFY(!dialog.okButton()->isEnabled());
         QVERIFY2(dialog.problemLabel()->text().contains(QStringLiteral("upstream flank: position 5 is 'N'")),

@@ -52,7 +52,7 @@ private slots:
     void thePanelBuildsTheRulesAndSites() {
         GenerationPanel g;
         QComboBox* rules = g.synthesisCombo();
-        QVERIFY(rules->count() == 1 + int(carbon::SynthesisRuleSet::builtin().size()));
+        QVERIFY(rules->count() == 2 + int(carbon::SynthesisRuleSet::builtin().size()));  // none, the sets, Rules File…
         rules->setCurrentIndex(rules->findData(QStringLiteral("twist-gene-fragment")));
         g.requiredSitesEdit()->setText(QStringLiteral("EcoRI@12, BsaI@40:-"));
         QVERIFY(errorsShown(g).isEmpty());

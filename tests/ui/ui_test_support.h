@@ -4,6 +4,8 @@
 #include <QByteArray>
 #include <QFile>
 #include <QRandomGenerator>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QString>
 #include <cmath>
 #include <stdexcept>
@@ -15,8 +17,20 @@
 #include "carbon/runs/predictor_records.h"
 #include "carbon/storage/measurements.h"
 #include "carbon/storage/project.h"
+#include "carbon/test_support/test_model.h"
 
 namespace ui_test {
+
+// The start of a window test: settings in test mode (the user's own are never read or written)
+// and a tiny random checkpoint (make_test_model's defaults) made in `dir`/`name`; its folder, or
+// "" when `dir` could not be made.
+inline QString startWithTinyModel(const QTemporaryDir& dir, const char* name = "tiny") {
+    QStandardPaths::setTestModeEnabled(true);
+    if (!dir.isValid()) return {};
+    const QString model = dir.filePath(QString::fromLatin1(name));
+    carbon::make_test_model(model.toStdString(), {});
+    return model;
+}
 
 // n random A/C/G/T bases from a fixed seed.
 inline QByteArray randomBases(qsizetype n, quint32 seed) {

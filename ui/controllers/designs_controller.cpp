@@ -9,8 +9,10 @@
 #include "carbon/runs/run_records.h"
 #include "controllers/project_controller.h"
 #include "controllers/window_services.h"
+#include "views/choose_designs_dialog.h"
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
+#include "carbon/storage/order_files.h"
 #include "views/order_dialog.h"
 #include "views/project_browser.h"
 #include "views/track_chart_view.h"
@@ -36,6 +38,24 @@ DesignsController::DesignsController(ProjectController* project, WindowServices*
     });
     connect(view_, &DesignsView::exportSelection, this, [this] { exportDesignsInteractive(ExportFormat::DesignsFasta); });
     connect(view_, &DesignsView::overlaySelection, this, &DesignsController::overlaySelectedDesigns);
+    // Synthesis rules of the user's own, and the project's stored selections (Choose Diverse…).
+    connect(view_, &DesignsView::rulesFileRequested, this, [this] {
+        const QString path = services_->chooseFile(false, tr("Synthesis rules file"), tr("Synthesis rules (*.rules);;All files (*)"));
+        if (path.isEmpty()) return;
+        if (const QString error = view_->addRulesFile(path); !error.isEmpty())
+            services_->error(tr("Synthesis rules not read: %1").arg(error));
+    });
+    connect(view_, &DesignsView::synthesisRulesFailed, this,
+            [this](const QString& error) { services_->error(tr("Synthesis rules not read: %1").arg(error)); });
+    connect(project_, &ProjectController::selectionsChanged, view_, &DesignsView::setSelections);
+    connect(view_, &DesignsView::chooseDiverseRequested, this, &DesignsController::chooseDiverseInteractive);
+    connect(store_->worker(), &ProjectStore::designsChosen, this,
+            [this](quint64 token, const carbon::storage::SelectionRecord& chosen, const QString& summary, const SelectionList& all) {
+                view_->setSelections(all);
+                if (token != chooseToken_) return;
+                view_->showSelection(QString::fromStdString(chosen.name));
+                services_->report(summary, 15000);
+            });
     connect(store_->worker(), &ProjectStore::designTracks, this, &DesignsController::onDesignTracks);
     connect(store_->worker(), &ProjectStore::exported, this, [this](const QString& path, const QStringList& notes) {
         for (const QString& n : notes) services_->note(tr("Export: %1").arg(n));
@@ -48,7 +68,11 @@ DesignsController::DesignsController(ProjectController* project, WindowServices*
 void DesignsController::showProjectDesigns(const ProjectSnapshot& snap) {
     // The stored designs, with the run each came from; the table is the project's from now on.
     QHash<qint64, const carbon::storage::Run*> byId;
-    for (const carbon::storage::Run& r : snap.runs) byId.insert(r.id, &r);
+    QHash<qint64, ConstructPtr> constructOf;  // one record per run, shared by its rows
+    for (const carbon::storage::Run& r : snap.runs) {
+        byId.insert(r.id, &r);
+        if (auto c = carbon::storage::run_construct(r)) constructOf.insert(r.id, std::make_shared<const carbon::storage::ConstructRecord>(std::move(*c)));
+    }
     QList<DesignRow> rows;
     rows.reserve(snap.designs.size());
     for (const carbon::storage::DesignRecord& d : snap.designs) {
@@ -67,11 +91,13 @@ void DesignsController::showProjectDesigns(const ProjectSnapshot& snap) {
             row.sequenceId = setting("sequence_id").toLongLong();
             row.regionStart = setting("region_start").toLongLong();
             row.regionLength = setting("region_length").toLongLong();
+            row.construct = constructOf.value(d.run_id);
             row.constraintsActive = setting("max_homopolymer").toInt() > 0 || !setting("forbid").isEmpty() ||
                                     setting("gc_min").toDouble() > 0 || setting("gc_max").toDouble() < 1;
         }
         rows.append(std::move(row));
     }
+    view_->showSelection({});  // another project's selection (or this one's, reopened) is not shown on
     model_->setRows(std::move(rows));
     view_->setRunFilter(0);
 }
@@ -96,11 +122,11 @@ void DesignsController::addExportActions(QMenu* exportMenu) {
 void DesignsController::orderSelectedDesignsInteractive() {
     if (!project_->isOpen())
         return project_->reportError(tr("Order"), tr("Order: designs are ordered from a project; open or create one first."));
-    QList<qint64> ids;
-    for (int r : view_->selectedSourceRows())
-        if (model_->row(r).designId) ids << model_->row(r).designId;
+    const QList<qint64> ids = view_->selectedDesignIds();
+    int inConstructs = 0;
+    for (int r : view_->selectedSourceRows()) inConstructs += model_->row(r).designId && model_->row(r).construct != nullptr;
     if (ids.isEmpty()) return project_->reportError(tr("Order"), tr("Order: select the stored designs to order in the designs table first."));
-    OrderDialog dialog(int(ids.size()), services_->window());
+    OrderDialog dialog(int(ids.size()), inConstructs, project_->constructs(), services_->window());
     if (dialog.exec() != QDialog::Accepted) return;
     ExportRequest request = dialog.request();
     static const QHash<int, QPair<QString, QString>> kFilters = {
@@ -115,6 +141,23 @@ void DesignsController::orderSelectedDesignsInteractive() {
     request.path = path;
     request.designIds = ids;
     exportOrder(request);
+}
+
+void DesignsController::chooseDiverseInteractive() {
+    if (!project_->isOpen())
+        return project_->reportError(tr("Choose designs"), tr("Choose designs: a selection is stored in a project; open or create one first."));
+    QList<qint64> candidates;
+    for (int r : view_->shownSourceRows())
+        if (model_->row(r).designId && model_->row(r).flag != QLatin1String("discarded")) candidates << model_->row(r).designId;
+    QStringList scores = {QStringLiteral("design_logp"), QStringLiteral("ranking_logp"), QStringLiteral("min_base_logp"),
+                          QStringLiteral("objective"), QStringLiteral("specificity")};
+    for (const DesignTableModel::PredictionKey& k : model_->predictionKeys())
+        scores << QString::fromStdString(k.predictor + ":" + k.output);
+    ChooseDesignsDialog dialog(candidates, scores, project_->selections(), services_->window());
+    if (dialog.exec() != QDialog::Accepted) return;
+    const carbon::runs::DesignChoiceRequest request = dialog.request();
+    services_->message(tr("Choosing %1 of %2 design(s)…").arg(request.count).arg(candidates.size()), 5000);
+    store_->post([token = ++chooseToken_, request](ProjectStore* s) { s->chooseDesigns(token, request); });
 }
 
 void DesignsController::exportOrder(const ExportRequest& request) {

@@ -42,6 +42,9 @@ public slots:
     // An order of request.designIds as constructs (request.format: TwistCsv, IdtXlsx,
     // ConstructsFasta, ConstructsGenBank) to request.path, on the project's thread.
     void exportOrder(const carbon::ui::ExportRequest& request);
+    // Choose Diverse…: the dialog over the stored designs the table shows, then the project
+    // chooses and stores them (runs::choose_designs); the table then shows the selection.
+    void chooseDiverseInteractive();
 
 private:
     void showProjectDesigns(const ProjectSnapshot& snapshot);
@@ -55,6 +58,7 @@ private:
     TrackChartView* chart_;
     Dock designsDock_, tracksDock_;
     quint64 overlayToken_ = 0;
+    quint64 chooseToken_ = 0;  // the last choice this window asked for
 };
 
 }  // namespace carbon::ui

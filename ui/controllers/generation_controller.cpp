@@ -15,6 +15,7 @@
 #include "controllers/window_services.h"
 #include "document/commands/replace_bases_command.h"
 #include "document/sequence_document.h"
+#include "views/construct_dialog.h"
 #include "views/design_table_model.h"
 #include "views/designs_view.h"
 #include "views/evolution_view.h"
@@ -68,9 +69,27 @@ GenerationController::GenerationController(SequenceDocument* doc, SequenceEditor
     connect(project_, &ProjectController::snapshotOpened, this, [this](const ProjectSnapshot& snap) {
         nextRunNumber_ = 1;
         for (const carbon::storage::Run& r : snap.runs) nextRunNumber_ = std::max<qint64>(nextRunNumber_, r.id + 1);
+        // A construct chosen in another project is not this one's, even under the same name.
+        panel_->setConstructs({});
     });
     connect(project_->store(), &ProjectStore::vepRunStored, this,
             [this](quint64, const carbon::storage::Run& run, qint64) { nextRunNumber_ = std::max<qint64>(nextRunNumber_, run.id + 1); });
+    // Constructs: the project's offered in the panel; New… stores one and chooses it.
+    connect(project_, &ProjectController::constructsChanged, panel_, &GenerationPanel::setConstructs);
+    connect(panel_, &GenerationPanel::newConstructRequested, this, &GenerationController::newConstruct);
+    connect(project_->store(), &ProjectStore::constructAdded, this, [this](quint64 token, const QString& name, const ConstructList& all) {
+        panel_->setConstructs(all);
+        if (token != constructToken_) return;
+        panel_->selectConstruct(name);
+        panel_->setMessage(tr("Construct '%1' stored in the project and chosen.").arg(name));
+    });
+    connect(project_->store(), &ProjectStore::failed, this, [this](const QString& what, const QString& error) {
+        if (what == tr("Add construct")) panel_->setMessage(tr("Construct not stored: %1").arg(error), true);
+    });
+    connect(panel_, &GenerationPanel::rulesFileRequested, this, [this] {
+        const QString path = services_->chooseFile(false, tr("Synthesis rules file"), tr("Synthesis rules (*.rules);;All files (*)"));
+        if (!path.isEmpty()) panel_->addRulesFile(path);
+    });
     connect(panel_, &GenerationPanel::runRequested, this, &GenerationController::runGeneration);
     connect(panel_, &GenerationPanel::cancelRequested, this, &GenerationController::cancelGeneration);
     connect(designs_->view(), &DesignsView::openDesign, this, &GenerationController::openDesign);
@@ -136,14 +155,20 @@ void GenerationController::runGeneration() {
     }
     if (ranking.evolves() && regionLength <= 0)
         return refuse(tr("Evolve: select the bases to evolve in the editor, or mark a design region (Edit > Mark Design Region)."));
-    // The whole sequence around the region: the engine's rule fits it to the model's context
-    // (fit_to_context, in the generation run) and says what it trimmed when the run ends.
-    const QByteArray left = all.left(regionStart);
-    const QByteArray right = all.mid(regionStart + regionLength);
+    // The whole sequence around the region, or the chosen construct's parts: the engine's rule
+    // fits it to the model's context (fit_to_context, in the generation run) and says what it
+    // trimmed when the run ends.
+    const std::optional<carbon::storage::ConstructRecord> construct = panel_->construct();
+    if (construct && !project_->isOpen())
+        return refuse(tr("the construct '%1' belongs to a project that is no longer open: choose none or open it.")
+                          .arg(QString::fromStdString(construct->name)));
+    const QByteArray left = construct ? QByteArray::fromStdString(construct->upstream) : all.left(regionStart);
+    const QByteArray right = construct ? QByteArray::fromStdString(construct->downstream) : all.mid(regionStart + regionLength);
     request.left_context = left.toStdString();
     request.right_flank = right.toStdString();
     // Where the designs go, for the table now and the project once the run is stored.
     RunToStore pending;
+    if (construct) pending.construct = std::make_shared<const carbon::storage::ConstructRecord>(*construct);
     pending.sequenceId = doc_->storedId();
     pending.documentOpening = openings_;
     pending.regionStart = regionStart;
@@ -174,13 +199,27 @@ void GenerationController::runGeneration() {
     }
     services_->message(tr("Run %1: %2 design(s) of %3 bp, seed %4").arg(pending.number).arg(request.count).arg(request.length)
                            .arg(request.sampling.seed), 5000);
-    QString what = tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp, seed %5")
-                       .arg(request.count).arg(request.length).arg(left.size()).arg(right.size()).arg(request.sampling.seed);
+    QString what = construct ? tr("%1 design(s) of %2 bp in construct '%3' (%4 bp upstream, %5 bp downstream), seed %6")
+                                   .arg(request.count).arg(request.length).arg(QString::fromStdString(construct->name))
+                                   .arg(left.size()).arg(right.size()).arg(request.sampling.seed)
+                             : tr("%1 design(s) of %2 bp, context %3 bp, flank %4 bp, seed %5")
+                                   .arg(request.count).arg(request.length).arg(left.size()).arg(right.size()).arg(request.sampling.seed);
     if (ranking.active())
         what += ranking.keep > 0 ? tr(", ranked by %1 of predictor %2, the best %3 kept").arg(ranking.objective, ranking.predictor).arg(ranking.keep)
                                  : tr(", ranked by %1 of predictor %2").arg(ranking.objective, ranking.predictor);
     services_->runLog()->runStarted(pending.number, what);
     engine_->post([id = currentRequest_, request, ask = confirmAbove_, ranking](EngineWorker* w) { w->generate(id, request, ask, ranking); });
+}
+
+void GenerationController::newConstruct() {
+    if (!project_->isOpen()) {
+        panel_->setMessage(tr("Constructs are stored in a project: open or create one first (File > New Project)."), true);
+        return;
+    }
+    ConstructDialog dialog(project_->constructs(), services_->window());
+    if (dialog.exec() != QDialog::Accepted) return;
+    const carbon::storage::ConstructRecord c = dialog.construct();
+    project_->storeThread()->post([token = ++constructToken_, c](ProjectStore* s) { s->addConstruct(token, c); });
 }
 
 void GenerationController::onPlanned(quint64 id, double need, double available) {
@@ -239,6 +278,7 @@ DesignRow GenerationController::rowFor(const RunToStore& placement, const Design
     row.regionLength = placement.regionLength;
     row.sequenceId = placement.sequenceId;
     row.constraintsActive = runConstraintsActive_;
+    row.construct = placement.construct;
     return row;
 }
 
@@ -320,6 +360,7 @@ void GenerationController::onEvolved(quint64 id, const EvolutionRunPtr& run) {
         e.number = placement.number;
         e.sequenceId = placement.sequenceId;
         e.regionStart = placement.regionStart;
+        e.construct = placement.construct;
         e.run = run;
         project_->storeThread()->post([e](ProjectStore* s) { s->storeEvolution(e); });
     }

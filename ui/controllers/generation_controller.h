@@ -72,6 +72,7 @@ signals:
     void lastRunRateChanged();
 
 private:
+    void newConstruct();  // the panel's New…: a dialog, then the project stores it
     void onPlanned(quint64 id, double need, double available);
     void onConfirmationNeeded(quint64 id, const carbon::DesignRequest& request, double need, double available);
     void onProgress(quint64 id, qint64 done, qint64 total, double bps);
@@ -115,6 +116,7 @@ private:
     bool runConstraintsActive_ = false;
     double lastRunBps_ = 0;
     double confirmAbove_ = 0.5;
+    quint64 constructToken_ = 0;  // the last construct this window asked the project to store
     QHash<quint64, RunToStore> pendingRuns_;  // by request: runs in flight, their number and where their designs go
     ObjectiveOrder currentRanking_;  // what the current run is ranked by (inactive: not ranked)
     QByteArray pinnedMask_;  // design-region positions fixed by pinned motifs at the last sync

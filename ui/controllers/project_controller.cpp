@@ -48,8 +48,16 @@ ProjectController::ProjectController(SequenceDocument* doc, SequenceEditor* edit
         services_->setStartFolder({});
         browser_->showNoProject();
         services_->window()->setWindowFilePath({});
+        emit constructsChanged(constructs_ = {});
+        emit selectionsChanged(selections_ = {});
         emit projectClosed();
     });
+    connect(s, &ProjectStore::constructAdded, this,
+            [this](quint64, const QString&, const ConstructList& all) { emit constructsChanged(constructs_ = all); });
+    connect(s, &ProjectStore::designsChosen, this,
+            [this](quint64, const carbon::storage::SelectionRecord&, const QString&, const SelectionList& all) {
+                emit selectionsChanged(selections_ = all);
+            });
     connect(s, &ProjectStore::sequenceLoaded, this, &ProjectController::onSequenceLoaded);
     connect(s, &ProjectStore::sequenceSaved, this, [this](quint64 token, qint64 id) {
         if (token != saveToken_) return;
@@ -213,7 +221,9 @@ void ProjectController::onProjectOpened(const ProjectSnapshot& snap) {
     while (recent.size() > kMaxRecentProjects) recent.removeLast();
     QSettings().setValue(kRecentProjectsKey, recent);
     emit recentProjectsChanged(recent);
-    emit snapshotOpened(snap);  // the designs table takes the project's designs
+    emit snapshotOpened(snap);  // the designs table takes the project's designs (a construct or selection chosen is let go)
+    emit constructsChanged(constructs_ = snap.constructs);
+    emit selectionsChanged(selections_ = snap.selections);
     services_->note(tr("Opened project %1: %n sequence(s), ", nullptr, int(snap.sequences.size())).arg(snap.path) +
                     tr("%n run(s), ", nullptr, int(snap.runs.size())) + tr("%n design(s)", nullptr, int(snap.designs.size())));
     doc_->setStoredId(0);

@@ -51,6 +51,10 @@ public:
     QAction* openSequenceFileAction() const { return openSequenceFile_; }
     QAction* newProjectAction() const { return newProject_; }
     QAction* openProjectAction() const { return openProject_; }
+    // The open project's constructs and selections of designs (empty without one), kept in step
+    // with the store (constructsChanged, selectionsChanged).
+    const ConstructList& constructs() const { return constructs_; }
+    const SelectionList& selections() const { return selections_; }
     // Says what failed where the user acted: the status bar, the Run Log and projectError.
     void reportError(const QString& what, const QString& text);
     // Closing: the last edits go to the file before the store thread stops.
@@ -80,6 +84,8 @@ signals:
     void sequenceOpened(qint64 id);
     void projectError(const QString& what, const QString& error);
     void recentProjectsChanged(const QStringList& paths);
+    void constructsChanged(const carbon::ui::ConstructList& constructs);
+    void selectionsChanged(const carbon::ui::SelectionList& selections);
 
 private:
     void onProjectOpened(const ProjectSnapshot& snapshot);
@@ -97,6 +103,8 @@ private:
     QAction* openProject_ = nullptr;
     QAction* openSequenceFile_ = nullptr;
     QString path_;
+    ConstructList constructs_;
+    SelectionList selections_;
     QTimer* autosave_;
     quint64 saveToken_ = 0;
     bool saveInFlight_ = false, saveAgain_ = false, loading_ = false;

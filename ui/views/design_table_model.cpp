@@ -256,7 +256,9 @@ void DesignTableModel::derive(DesignRow& r) const {
     if (!synthesis_) return;
     const carbon::SynthesisRuleSet& set = *synthesis_;
     try {
-        const std::vector<carbon::SynthesisBreach> breaches = carbon::check_synthesis(set, r.design.bases);
+        static const carbon::storage::ConstructRecord kNone;
+        const carbon::storage::ConstructRecord& c = r.construct ? *r.construct : kNone;
+        const std::vector<carbon::SynthesisBreach> breaches = carbon::check_synthesis(set, c.upstream + r.design.bases + c.downstream);
         r.synthesisBreaches = int(breaches.size());
         QStringList kinds, lines;
         for (const carbon::SynthesisBreach& b : breaches) {
@@ -266,9 +268,13 @@ void DesignTableModel::derive(DesignRow& r) const {
         }
         kinds.removeDuplicates();
         r.synthesisKinds = kinds.join(QStringLiteral(", "));
-        r.synthesisDetail = breaches.empty() ? tr("Keeps every rule of %1 (the design alone; flanks are not part of it)")
-                                                   .arg(QString::fromStdString(set.name))
-                                             : tr("Breaks %n rule(s) of %1:", nullptr, int(breaches.size())).arg(QString::fromStdString(set.name)) +
+        const QString what = c.name.empty() ? tr("the design alone: its run was made in no construct")
+                                            : tr("construct '%1': %2 bp upstream, the design, %3 bp downstream, junctions included; "
+                                                 "positions are the construct's")
+                                                  .arg(QString::fromStdString(c.name)).arg(c.upstream.size()).arg(c.downstream.size());
+        r.synthesisDetail = breaches.empty() ? tr("Keeps every rule of %1 (%2)").arg(QString::fromStdString(set.name), what)
+                                             : tr("Breaks %n rule(s) of %1 (%2):", nullptr, int(breaches.size()))
+                                                       .arg(QString::fromStdString(set.name), what) +
                                                    QLatin1Char('\n') + lines.join(QLatin1Char('\n'));
     } catch (const std::exception& e) {  // bases other than A, C, G, T (or none): not something to order
         r.synthesisBreaches = 1;

@@ -15,6 +15,7 @@
 #include "carbon/generation/synthesis_rules.h"
 #include "carbon/scoring/scoring.h"
 #include "carbon/storage/project.h"
+#include "workers/project_types.h"
 
 namespace carbon::ui {
 
@@ -39,6 +40,9 @@ struct DesignRow {
     // breaks, their kinds for the cell and every breach for the tooltip.
     int synthesisBreaches = -1;
     QString synthesisKinds, synthesisDetail;
+    // The construct its run made it in (no name: none): the synthesis check reads the whole
+    // construct, junctions included, as the order will be made.
+    ConstructPtr construct;
 };
 
 class DesignTableModel : public QAbstractTableModel {

@@ -10,11 +10,15 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSet>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "design_table_model.h"
+
+#include <optional>
 
 namespace carbon::ui {
 
@@ -82,6 +86,11 @@ public:
         run_ = run;
         invalidateFilter();
     }
+    // Only the designs of a stored selection (nullopt: every design).
+    void setDesignIds(std::optional<QSet<qint64>> ids) {
+        ids_ = std::move(ids);
+        invalidateFilter();
+    }
 
 protected:
     bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
@@ -91,6 +100,7 @@ protected:
         if (flag_ == DesignsView::FlagFilter::HideDiscarded && flag == QLatin1String("discarded")) return false;
         auto value = [&](int column) { return m->index(row, column, parent).data(DesignTableModel::SortRole); };
         if (run_ && value(DesignTableModel::RunColumn).toLongLong() != run_) return false;
+        if (ids_ && !ids_->contains(static_cast<const DesignTableModel*>(m)->row(row).designId)) return false;
         for (const FilterTerm& t : terms_) {
             if (t.column < 0) {
                 if (!value(DesignTableModel::BasesColumn).toString().contains(t.text, Qt::CaseInsensitive)) return false;
@@ -114,6 +124,7 @@ private:
     QList<FilterTerm> terms_;
     DesignsView::FlagFilter flag_ = DesignsView::FlagFilter::All;
     qint64 run_ = 0;
+    std::optional<QSet<qint64>> ids_;
 };
 
 }  // namespace
@@ -140,15 +151,21 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
         top->addWidget(b);
         return b;
     };
-    synthesis_ = new QComboBox(this);
-    synthesis_->addItem(tr("No synthesis check"));
-    for (const carbon::SynthesisRuleSet& set : carbon::SynthesisRuleSet::builtin())
-        synthesis_->addItem(QString::fromStdString(set.name), QString::fromStdString(set.id));
+    synthesis_ = new SynthesisRulesCombo(tr("No synthesis check"), this);
     synthesis_->setAccessibleName(tr("Check the designs against a vendor's synthesis rules"));
     synthesis_->setToolTip(tr("A vendor's synthesis rules (carbon-cli check --list-rules shows them and their sources): the "
                               "Synthesis column says which rules each design breaks"));
-    synthesis_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     synthesis_->setMinimumContentsLength(10);
+    selection_ = new QComboBox(this);
+    selection_->setAccessibleName(tr("Show a stored selection of designs"));
+    selection_->setToolTip(tr("A selection stored in the project (Choose Diverse…, carbon-cli select --save-as): the table shows "
+                              "its designs, selected, so that Order Selected Designs orders them"));
+    selection_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    selection_->setMinimumContentsLength(10);
+    chooseDiverse_ = new QPushButton(tr("Choose Diverse…"), this);
+    chooseDiverse_->setAccessibleName(tr("Choose diverse designs"));
+    chooseDiverse_->setToolTip(tr("Remove near-duplicates and choose designs that are good and far apart, among the stored designs "
+                                  "shown; the choice is stored in the project as a selection"));
     top->addWidget(filter_, 1);
     QPushButton* star = button(tr("Star"), tr("Star the selected designs"), tr("Star or unstar the selected designs (S)"));
     QPushButton* discard = button(tr("Discard"), tr("Discard the selected designs"), tr("Discard or restore the selected designs (D)"));
@@ -161,6 +178,8 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
     auto* second = new QHBoxLayout;
     second->addWidget(flagFilter_);
     second->addWidget(synthesis_);
+    second->addWidget(selection_);
+    second->addWidget(chooseDiverse_);
     second->addStretch(1);
     layout->addLayout(second);
     runFilterLabel_ = new QLabel(this);
@@ -208,7 +227,13 @@ DesignsView::DesignsView(DesignTableModel* model, QWidget* parent) : QWidget(par
     connect(model_, &QAbstractItemModel::modelReset, this, reapply);
     connect(model_, &QAbstractItemModel::columnsInserted, this, reapply);
     connect(flagFilter_, &QComboBox::currentIndexChanged, this, [this](int i) { setFlagFilter(FlagFilter(i)); });
-    connect(synthesis_, &QComboBox::currentIndexChanged, this, [this](int i) { setSynthesisRules(synthesis_->itemData(i).toString()); });
+    connect(synthesis_, &SynthesisRulesCombo::rulesChosen, this, [this](const QString& id) {
+        if (const QString error = setSynthesisRules(id); !error.isEmpty()) emit synthesisRulesFailed(error);
+    });
+    connect(synthesis_, &SynthesisRulesCombo::rulesFileRequested, this, &DesignsView::rulesFileRequested);
+    connect(selection_, &QComboBox::currentIndexChanged, this, [this](int i) { showSelection(selection_->itemData(i).toString()); });
+    connect(chooseDiverse_, &QPushButton::clicked, this, &DesignsView::chooseDiverseRequested);
+    setSelections({});
     connect(star, &QPushButton::clicked, this, &DesignsView::starSelection);
     connect(discard, &QPushButton::clicked, this, &DesignsView::discardSelection);
     connect(starAction, &QAction::triggered, this, &DesignsView::starSelection);
@@ -224,13 +249,83 @@ void DesignsView::setFlagFilter(FlagFilter f) {
     static_cast<DesignFilterProxy*>(proxy_)->setFlagFilter(f);
 }
 
-void DesignsView::setSynthesisRules(const QString& id) {
-    std::shared_ptr<const carbon::SynthesisRuleSet> set;
-    for (const carbon::SynthesisRuleSet& s : carbon::SynthesisRuleSet::builtin())
-        if (QString::fromStdString(s.id) == id) set = std::make_shared<const carbon::SynthesisRuleSet>(s);
-    const int i = set ? synthesis_->findData(id) : 0;
-    if (synthesis_->currentIndex() != i) synthesis_->setCurrentIndex(i);  // comes back here through the signal
-    else model_->setSynthesisRules(std::move(set));
+QString DesignsView::setSynthesisRules(const QString& id) {
+    if (synthesis_->chosenId() != id) {
+        const QString error = synthesis_->choose(id);  // comes back here through rulesChosen
+        if (!error.isEmpty()) synthesis_->choose({});
+        return error;
+    }
+    QString error;
+    model_->setSynthesisRules(synthesis_->chosen(&error));
+    return error;
+}
+
+QString DesignsView::addRulesFile(const QString& path) { return synthesis_->addRulesFile(path); }
+
+void DesignsView::setSelections(const SelectionList& selections) {
+    const QString was = selection_->currentData().toString();
+    selections_ = selections;
+    const QSignalBlocker quiet(selection_);
+    selection_->clear();
+    selection_->addItem(tr("All designs"), QString());
+    for (const carbon::storage::SelectionRecord& s : selections) {
+        selection_->addItem(tr("%1 (%2)").arg(QString::fromStdString(s.name)).arg(s.design_ids.size()), QString::fromStdString(s.name));
+        selection_->setItemData(selection_->count() - 1, tr("Stored %1: %2").arg(QString::fromStdString(s.created), QString::fromStdString(s.settings)),
+                                Qt::ToolTipRole);
+    }
+    const int i = selection_->findData(was);
+    selection_->setCurrentIndex(std::max(0, i));
+    if (i < 0 && !was.isEmpty()) showSelection({});  // the selection shown is gone
+    else if (i > 0) showSelection(was);               // its designs may have changed
+}
+
+void DesignsView::showSelection(const QString& name) {
+    const int i = selection_->findData(name);
+    if (selection_->currentIndex() != std::max(0, i)) {
+        selection_->setCurrentIndex(std::max(0, i));  // comes back here through the signal
+        return;
+    }
+    auto* proxy = static_cast<DesignFilterProxy*>(proxy_);
+    if (name.isEmpty() || i < 0) {
+        proxy->setDesignIds(std::nullopt);
+        return;
+    }
+    QList<qint64> ids;
+    for (const carbon::storage::SelectionRecord& s : selections_)
+        if (QString::fromStdString(s.name) == name) ids = QList<qint64>(s.design_ids.begin(), s.design_ids.end());
+    // Every design of it shown: the verdict, run and text filters let go.
+    setFlagFilter(FlagFilter::All);
+    setRunFilter(0);
+    filter_->clear();
+    proxy->setDesignIds(QSet<qint64>(ids.begin(), ids.end()));
+    // Its designs selected, in the selection's order (Order Selected Designs takes them so).
+    QHash<qint64, int> rowOf;
+    for (int r = 0; r < model_->rowCount(); ++r) rowOf.insert(model_->row(r).designId, r);
+    QList<int> rows;
+    for (qint64 id : ids)
+        if (rowOf.contains(id)) rows << rowOf.value(id);
+    selectSourceRows(rows);
+}
+
+QString DesignsView::shownSelection() const { return selection_->currentData().toString(); }
+
+QList<qint64> DesignsView::selectedDesignIds() const {
+    QList<qint64> ids;
+    for (int r : selectedSourceRows())
+        if (model_->row(r).designId) ids << model_->row(r).designId;
+    // The shown selection, wholly selected: in its own order (the order it was chosen in).
+    for (const carbon::storage::SelectionRecord& s : selections_)
+        if (QString::fromStdString(s.name) == shownSelection()) {
+            const QList<qint64> own(s.design_ids.begin(), s.design_ids.end());
+            if (QSet<qint64>(own.begin(), own.end()) == QSet<qint64>(ids.begin(), ids.end())) return own;
+        }
+    return ids;
+}
+
+QList<int> DesignsView::shownSourceRows() const {
+    QList<int> rows;
+    for (int r = 0; r < proxy_->rowCount(); ++r) rows << proxy_->mapToSource(proxy_->index(r, 0)).row();
+    return rows;
 }
 
 void DesignsView::setRunFilter(qint64 run) {

@@ -28,6 +28,7 @@
 
 #include "carbon/fns/fns.h"
 #include "carbon/generation/synthesis_rules.h"
+#include "synthesis_rules_combo.h"
 #include "carbon/motifs/enzymes.h"
 
 // carbon_ui is a static library, so its resources must be registered by hand; Q_INIT_RESOURCE
@@ -211,14 +212,30 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     requiredSitesError_ = errorLabel(this);
     form->addRow(tr("Required sites:"), requiredSites_);
     form->addRow(QString(), requiredSitesError_);
-    synthesis_ = new QComboBox(this);
-    synthesis_->addItem(tr("none"));
-    for (const carbon::SynthesisRuleSet& set : carbon::SynthesisRuleSet::builtin())
-        synthesis_->addItem(QString::fromStdString(set.name), QString::fromStdString(set.id));
+    synthesis_ = new SynthesisRulesCombo(tr("none"), this);
+    connect(synthesis_, &SynthesisRulesCombo::rulesFileRequested, this, &GenerationPanel::rulesFileRequested);
     synthesis_->setAccessibleName(tr("Synthesis rules enforced while generating"));
     synthesis_->setToolTip(tr("A vendor's synthesis rules enforced while generating, across the junctions with the flanks: "
                               "GC over the design and in windows, homopolymers, repeats, hairpins, forbidden sites"));
     form->addRow(tr("Synthesis rules:"), synthesis_);
+    // The construct the designs will sit in: its parts are what the model reads around the design
+    // (instead of the edited sequence around the region) and what orders put around it.
+    construct_ = new QComboBox(this);
+    construct_->setAccessibleName(tr("Construct the designs are made in"));
+    construct_->setToolTip(tr("A construct stored in the project (adapters, primers, promoter and reporter, overhangs): the model "
+                              "reads its upstream before each design and its downstream after it, every constraint holds across "
+                              "both junctions, and orders of the designs put them between its parts"));
+    construct_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    construct_->setMinimumContentsLength(12);
+    newConstruct_ = new QPushButton(tr("New…"), this);
+    newConstruct_->setAccessibleName(tr("New construct"));
+    newConstruct_->setToolTip(tr("Store a new construct in the project"));
+    auto* constructRow = new QHBoxLayout;
+    constructRow->addWidget(construct_, 1);
+    constructRow->addWidget(newConstruct_);
+    form->addRow(tr("Construct:"), constructRow);
+    setConstructs({});
+    connect(newConstruct_, &QPushButton::clicked, this, &GenerationPanel::newConstructRequested);
     gcMin_ = new QDoubleSpinBox(this);
     gcMax_ = new QDoubleSpinBox(this);
     for (QDoubleSpinBox* s : {gcMin_, gcMax_}) {
@@ -254,7 +271,7 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
     setMotifSet(nullptr);
     // A combo box is as wide as its longest entry unless told otherwise: the panel fits a dock a
     // third of a laptop screen wide, the entries elided, the whole text in the popup.
-    for (QComboBox* c : {guidance_, mode_, matrixUse_, synthesis_}) {
+    for (QComboBox* c : {guidance_, mode_, matrixUse_}) {
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         c->setMinimumContentsLength(12);
     }
@@ -389,6 +406,11 @@ void GenerationPanel::saveSettings() const {
 
 void GenerationPanel::restoreSettings() {
     QSettings settings;
+    // A rules file of the user's chosen last session is offered again when it still reads.
+    const QString rules = settings.value(QStringLiteral("generation/synthesisRules")).toString();
+    if (rules.contains(QLatin1Char('/')) && synthesis_->findData(rules) < 0)
+        if (const QString error = synthesis_->addRulesFile(rules); !error.isEmpty())
+            setMessage(tr("The synthesis rules chosen last time could not be read, so none are chosen: %1").arg(error), true);
     restoreValues(settings, QStringLiteral("generation"), rememberedWidgets());
     if (gcMin_->value() > gcMax_->value()) {  // a window no run accepts is not brought back
         gcMin_->setValue(0.0);
@@ -466,7 +488,7 @@ bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) con
         error = tr("Required sites: %1").arg(QString::fromUtf8(e.what()));
         return false;
     }
-    if (const QString id = synthesis_->currentData().toString(); !id.isEmpty()) {
+    if (const QString id = synthesis_->chosenId(); !id.isEmpty()) {
         try {
             carbon::add_synthesis_constraints(carbon::SynthesisRuleSet::find(id.toStdString()), r.constraints);
         } catch (const std::exception& e) {
@@ -475,6 +497,39 @@ bool GenerationPanel::buildRequest(carbon::DesignRequest& r, QString& error) con
         }
     }
     return true;
+}
+
+void GenerationPanel::setConstructs(const ConstructList& constructs) {
+    const QString was = construct_->currentData().toString();
+    constructs_ = constructs;
+    construct_->clear();
+    construct_->addItem(tr("none: the sequence around the region"), QString());
+    construct_->setItemData(0, tr("The model reads the edited sequence before and after the design region"), Qt::ToolTipRole);
+    for (const carbon::storage::ConstructRecord& c : constructs) {
+        construct_->addItem(tr("%1 (%2 + %3 bp)").arg(QString::fromStdString(c.name)).arg(c.upstream.size()).arg(c.downstream.size()),
+                            QString::fromStdString(c.name));
+        auto shown = [](const std::string& s) {  // a long part elided in the middle
+            return QString::fromStdString(s.size() <= 80 ? s : s.substr(0, 38) + "…" + s.substr(s.size() - 38));
+        };
+        construct_->setItemData(construct_->count() - 1, tr("Upstream %1\nDownstream %2").arg(shown(c.upstream), shown(c.downstream)),
+                                Qt::ToolTipRole);
+    }
+    selectConstruct(was);
+}
+
+void GenerationPanel::selectConstruct(const QString& name) { construct_->setCurrentIndex(std::max(0, construct_->findData(name))); }
+
+std::optional<carbon::storage::ConstructRecord> GenerationPanel::construct() const {
+    const QString name = construct_->currentData().toString();
+    for (const carbon::storage::ConstructRecord& c : constructs_)
+        if (QString::fromStdString(c.name) == name) return c;
+    return std::nullopt;
+}
+
+QString GenerationPanel::addRulesFile(const QString& path) {
+    const QString error = synthesis_->addRulesFile(path);
+    if (!error.isEmpty()) setMessage(tr("Synthesis rules: %1").arg(error), true);
+    return error;
 }
 
 void GenerationPanel::setRunning(bool running) {

@@ -1,14 +1,19 @@
 // GenerationPanel: the settings of a design request (tags, template, length, count, mode,
-// sampling, constraints, required sites, a vendor's synthesis rules), Run / Cancel and the progress of the current run. It builds the
-// DesignRequest without the sequence context; the generation controller adds the context and flank.
+// sampling, constraints, required sites, a vendor's synthesis rules, the construct the designs sit
+// in), Run / Cancel and the progress of the current run. It builds the DesignRequest without the
+// sequence context; the generation controller adds the context and flank (the construct's parts
+// when one is chosen).
 #pragma once
 
 #include <QString>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 #include "carbon/generation/fns_generate.h"
 #include "views/checked_spin_box.h"
+#include "views/synthesis_rules_combo.h"
+#include "workers/project_types.h"
 
 class QCheckBox;
 class QComboBox;
@@ -62,7 +67,15 @@ public:
     QSpinBox* requiredFromSpin() const { return requiredFrom_; }
     QSpinBox* requiredToSpin() const { return requiredTo_; }
     QLineEdit* requiredSitesEdit() const { return requiredSites_; }
-    QComboBox* synthesisCombo() const { return synthesis_; }
+    SynthesisRulesCombo* synthesisCombo() const { return synthesis_; }
+    // Reads a rules file of the user's and chooses it; the error is also said in the panel.
+    QString addRulesFile(const QString& path);
+    // The project's constructs offered (the choice kept by name where it still exists), the one
+    // chosen (nullopt: the sequence around the region is the context), and choosing one by name.
+    void setConstructs(const ConstructList& constructs);
+    std::optional<carbon::storage::ConstructRecord> construct() const;
+    void selectConstruct(const QString& name);
+    QComboBox* constructCombo() const { return construct_; }
     // Generate and rank: the predictor, objective, designs kept and plausibility weight.
     ObjectiveSection* objective() const { return objective_; }
 
@@ -81,6 +94,8 @@ public slots:
     void setMotifSet(std::shared_ptr<const MotifSet> set);
 
 signals:
+    void rulesFileRequested();     // "Rules File…" chosen: the controller asks for the file
+    void newConstructRequested();  // the construct row's New… button
     void runRequested();
     void cancelRequested();
 
@@ -111,7 +126,10 @@ private:
     QLabel* motifsError_;
     QLineEdit* requiredSites_;
     QLabel* requiredSitesError_;
-    QComboBox* synthesis_;
+    SynthesisRulesCombo* synthesis_;
+    QComboBox* construct_;
+    QPushButton* newConstruct_;
+    ConstructList constructs_;
     QDoubleSpinBox* gcMin_;
     QDoubleSpinBox* gcMax_;
     QComboBox* matrixUse_;

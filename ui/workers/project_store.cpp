@@ -50,6 +50,11 @@ void registerProjectMetaTypes() {
     qRegisterMetaType<carbon::ui::StoredPredictor>();
     qRegisterMetaType<carbon::ui::MeasurementTablePtr>();
     qRegisterMetaType<carbon::ui::ProbePtr>();
+    qRegisterMetaType<carbon::storage::ConstructRecord>();
+    qRegisterMetaType<carbon::storage::SelectionRecord>();
+    qRegisterMetaType<carbon::ui::ConstructList>();
+    qRegisterMetaType<carbon::ui::SelectionList>();
+    qRegisterMetaType<carbon::runs::DesignChoiceRequest>();
     qRegisterMetaType<carbon::ui::DesignPredictionList>();
 }
 
@@ -218,6 +223,8 @@ void ProjectStore::open(const QString& path, bool create) {
         }
         for (const auto& r : p->list_runs()) snap.runs.append(r);
         for (const st::PredictorRecord& r : p->list_predictors(true)) snap.predictors.append(storedPredictor(r, path));
+        for (st::ConstructRecord& c : p->list_constructs()) snap.constructs.append(std::move(c));
+        for (st::SelectionRecord& sel : p->list_selections()) snap.selections.append(std::move(sel));
         snap.variants = p->count("variants");
         project_ = std::move(p);
         emit opened(snap);
@@ -394,9 +401,11 @@ void ProjectStore::storeRun(const RunToStore& run) {
     storeDesigned(run.number, tr("Store run"), [&](st::Project& p, int64_t& runId) {
         if (!run.run) throw Error("no run to store");
         // Where in the edited sequence the designs go: the application's own settings.
-        const runs::RunSettings placement = {{"sequence_id", std::to_string(run.sequenceId)},
-                                             {"region_start", std::to_string(run.regionStart)},
-                                             {"region_length", std::to_string(run.regionLength)}};
+        runs::RunSettings placement = {{"sequence_id", std::to_string(run.sequenceId)},
+                                       {"region_start", std::to_string(run.regionStart)},
+                                       {"region_length", std::to_string(run.regionLength)}};
+        if (run.construct)
+            for (auto& kv : st::construct_settings(*run.construct)) placement.push_back(std::move(kv));
         std::vector<std::string> notes;
         const runs::StoredGeneration s = runs::write_generation_run(p, *run.run, runs::DesignedIn{run.sequenceId, {}}, placement, notes);
         runId = s.run_id;
@@ -407,9 +416,12 @@ void ProjectStore::storeRun(const RunToStore& run) {
 void ProjectStore::storeEvolution(const EvolutionToStore& run) {
     storeDesigned(run.number, tr("Store evolution"), [&](st::Project& p, int64_t& runId) {
         if (!run.run) throw Error("no evolution to store");
+        runs::RunSettings settings = run.run->settings;
+        if (run.construct)
+            for (auto& kv : st::construct_settings(*run.construct)) settings.push_back(std::move(kv));
         const runs::StoredEvolution s =
             runs::write_evolution(p, run.run->modelDir, run.run->backend, runs::EvolvedRegion{run.sequenceId, size_t(run.regionStart)},
-                                  run.run->result, run.run->record, run.run->settings);
+                                  run.run->result, run.run->record, settings);
         runId = s.run_id;
         return s.design_ids;
     });
@@ -456,7 +468,10 @@ void ProjectStore::exportFile(const ExportRequest& request) {
                 case ExportFormat::IdtXlsx:
                 case ExportFormat::ConstructsFasta:
                 case ExportFormat::ConstructsGenBank: {
-                    st::OrderSelection sel = st::order_constructs(*project_, ids, {request.upstream.toStdString(), request.downstream.toStdString()});
+                    st::OrderSelection sel = st::order_constructs(
+                        *project_, ids,
+                        request.runConstructs ? std::nullopt
+                                              : std::optional(st::ConstructFlanks{request.upstream.toStdString(), request.downstream.toStdString()}));
                     notes = std::move(sel.notes);
                     if (request.format == ExportFormat::TwistCsv) st::write_twist_pool_csv(out, sel.constructs);
                     else if (request.format == ExportFormat::ConstructsFasta) st::write_constructs_fasta(out, sel.constructs, 60);

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "analysis_types.h"
+#include "carbon/runs/design_choice.h"
 #include "project_types.h"
 #include "views/vep_result.h"
 
@@ -75,6 +76,12 @@ public slots:
     // designPredictionsStored, or failed("Store predictions", why).
     void storeDesignPredictions(quint64 token, const QList<qint64>& designIds, const carbon::ui::DesignPredictionList& predictions);
     void createSample(const QString& path, const QString& fasta, const QString& vcf, const QString& regionsTsv);
+    // A construct under a new name (Project::add_construct); constructAdded, or failed("Add
+    // construct", why).
+    void addConstruct(quint64 token, const carbon::storage::ConstructRecord& construct);
+    // Diverse designs chosen and stored as a selection (runs::choose_designs, as carbon-cli select
+    // --project does); designsChosen, or failed("Choose designs", why) with nothing stored.
+    void chooseDesigns(quint64 token, const carbon::runs::DesignChoiceRequest& request);
 
 signals:
     void opened(const carbon::ui::ProjectSnapshot& snapshot);
@@ -101,6 +108,11 @@ signals:
     void measurementsRead(quint64 token, const carbon::ui::MeasurementTablePtr& table);
     void predictorStored(quint64 token, const carbon::ui::StoredPredictor& predictor);
     void designPredictionsStored(quint64 token, qint64 designs);
+    // The project's constructs after one was added (`name`).
+    void constructAdded(quint64 token, const QString& name, const carbon::ui::ConstructList& constructs);
+    // The selection stored, what the choice reached in words, and every selection of the project.
+    void designsChosen(quint64 token, const carbon::storage::SelectionRecord& selection, const QString& summary,
+                       const carbon::ui::SelectionList& selections);
     void failed(const QString& what, const QString& error);
     // While a write waits for another program writing to the project (every few seconds).
     void waiting(const QString& text);
@@ -121,3 +133,5 @@ private:
 void registerProjectMetaTypes();
 
 }  // namespace carbon::ui
+
+Q_DECLARE_METATYPE(carbon::runs::DesignChoiceRequest)

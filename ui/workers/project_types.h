@@ -105,6 +105,12 @@ struct ObjectiveOrder {
 using MeasurementTablePtr = std::shared_ptr<const carbon::storage::MeasurementTable>;
 
 // What the project browser and the designs table show of an open project.
+// The project's constructs and selections of designs, by name (storage's records); a run's
+// construct shared by its rows (null: made in none).
+using ConstructList = QList<carbon::storage::ConstructRecord>;
+using ConstructPtr = std::shared_ptr<const carbon::storage::ConstructRecord>;
+using SelectionList = QList<carbon::storage::SelectionRecord>;
+
 struct ProjectSnapshot {
     QString path;
     QList<carbon::storage::SequenceRecord> sequences;  // without their bases (length set)
@@ -114,6 +120,8 @@ struct ProjectSnapshot {
     QList<carbon::storage::VariantRecord> importedVariants;  // the first kMaxListedVariants of each sequence
     qint64 variants = 0;                                     // every variant row, scored ones included
     QList<StoredPredictor> predictors;                       // by name
+    ConstructList constructs;                                // by name
+    SelectionList selections;                                // by name, with their design ids
 };
 inline constexpr int kMaxListedVariants = 1000;
 
@@ -129,6 +137,9 @@ struct RunToStore {
     // The window's count of sequences opened when the run started: the same count when it ends is
     // the same sequence, stored meanwhile or not (its stored id may arrive during the run).
     quint64 documentOpening = 0;
+    // The construct the designs were made in (its parts the run's context and flank; null: none),
+    // recorded with the run (storage's construct_settings).
+    ConstructPtr construct;
     GenerationRunPtr run;
 };
 
@@ -147,6 +158,7 @@ struct EvolutionToStore {
     quint64 number = 0;     // the run as the window numbers it (evolutionStored echoes it)
     qint64 sequenceId = 0;  // the edited sequence (0: none stored)
     qint64 regionStart = 0;
+    ConstructPtr construct;  // the construct it was evolved in (null: none), recorded with the run
     EvolutionRunPtr run;
 };
 
@@ -163,6 +175,7 @@ struct ExportRequest {
     qint64 sequenceId = 0;    // bedGraph/WIG/bigWig of a stored sequence's track instead of a design's
     QString trackKind = QStringLiteral("logp");
     QString upstream, downstream;  // orders: the flanks of every construct
+    bool runConstructs = false;    // orders: each design in its run's construct instead (order_constructs)
     int plateWells = 96;           // IDT: 96 or 384
     bool fillRows = false;         // IDT: wells filled A1, A2, ... (else A1, B1, ...)
 };
@@ -182,3 +195,7 @@ Q_DECLARE_METATYPE(carbon::ui::StoredPredictor)
 Q_DECLARE_METATYPE(carbon::ui::MeasurementTablePtr)
 Q_DECLARE_METATYPE(carbon::ui::ProbePtr)
 Q_DECLARE_METATYPE(carbon::ui::DesignPredictionList)
+Q_DECLARE_METATYPE(carbon::storage::ConstructRecord)
+Q_DECLARE_METATYPE(carbon::storage::SelectionRecord)
+Q_DECLARE_METATYPE(carbon::ui::ConstructList)
+Q_DECLARE_METATYPE(carbon::ui::SelectionList)

@@ -70,6 +70,7 @@ struct PredictorRecord {
 // A, C, G and T, stored upper-case, by a name unique in the project. A generation run made in one
 // records its name and bases in its settings (carbon/runs/run_settings.h), so that a later change
 // to the project's constructs never changes what a run's designs were made in.
+constexpr size_t kMaxConstructPart = 10000;  // bp in each part (Project::add_construct)
 struct ConstructRecord {
     int64_t id = 0;
     std::string name;  // 1 to 200 bytes
