@@ -145,6 +145,13 @@ TEST(every_prefix_is_refused) {
     CHECK(refused > whole.size() - 32);
 }
 
+TEST(a_folder_or_missing_file_is_called_a_gguf_file) {
+    const std::string dir = write("x") + ".d";
+    std::filesystem::create_directories(dir);
+    CHECK_THROWS_WITH((void)GgufFile::open(dir), dir.c_str(), "a GGUF file must be a file");
+    CHECK_THROWS_WITH((void)GgufFile::open(dir + "/absent.gguf"), "cannot open a GGUF file");
+}
+
 TEST(each_lie_is_refused_with_what_and_where) {
     const std::string good = gguf_bytes(some_metadata(), some_tensors());
     auto refused = [&](std::string bytes, std::initializer_list<const char*> parts) {

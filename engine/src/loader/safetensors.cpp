@@ -65,9 +65,9 @@ std::string errno_text(int err) {
 
 // ---- MappedFile -------------------------------------------------------------------------------
 
-MappedFile MappedFile::open(const fs::path& path) {
+MappedFile MappedFile::open(const fs::path& path, std::string_view what) {
     size_t size = 0;
-    const int fd = open_regular_file(path, "a safetensors file", size);  // a FIFO is refused, not waited on
+    const int fd = open_regular_file(path, what, size);  // a FIFO is refused, not waited on
     if (size == 0) {
         ::close(fd);
         throw Error(path.string() + ": file is empty");

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "carbon/support/common.h"
@@ -16,7 +17,8 @@ namespace carbon {
 // A read-only memory map of a whole file (MAP_PRIVATE, PROT_READ). Move-only.
 class MappedFile {
 public:
-    static MappedFile open(const std::filesystem::path& path);  // throws Error
+    // Throws Error naming the file and `what` it was meant to be ("a safetensors file", "a GGUF file").
+    static MappedFile open(const std::filesystem::path& path, std::string_view what = "a safetensors file");
     MappedFile() = default;
     MappedFile(MappedFile&&) noexcept;
     MappedFile& operator=(MappedFile&&) noexcept;
