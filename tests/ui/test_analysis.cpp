@@ -19,6 +19,7 @@
 #include "controllers/model_controller.h"
 #include "document/sequence_document.h"
 #include "main_window.h"
+#include "ui_test_support.h"
 #include "views/base_inspector.h"
 #include "views/mutagenesis_heat_map.h"
 #include "views/sequence_editor.h"
@@ -54,10 +55,8 @@ private:
 
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(tmp_.isValid());
-        modelDir_ = tmp_.filePath(QStringLiteral("tiny"));
-        carbon::make_test_model(modelDir_.toStdString(), {});
+        modelDir_ = ui_test::startWithTinyModel(tmp_);
+        QVERIFY(!modelDir_.isEmpty());
         model_ = carbon::Model::load(modelDir_.toStdString());
         registerEngineMetaTypes();
         worker_ = new EngineWorker;

@@ -46,10 +46,8 @@ private:
 
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(tmp_.isValid());
-        model_ = tmp_.filePath(QStringLiteral("tiny"));
-        carbon::make_test_model(model_.toStdString(), {});
+        model_ = ui_test::startWithTinyModel(tmp_);
+        QVERIFY(!model_.isEmpty());
         // The recipe's layout: malinois_run/best_model and malinois_run/run_config.json.
         checkpoint_ = tmp_.filePath(QStringLiteral("malinois_run/best_model"));
         carbon::TestModelOptions o;

@@ -85,10 +85,8 @@ private:
 
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(tmp_.isValid());
-        model_ = tmp_.filePath(QStringLiteral("tiny"));
-        carbon::make_test_model(model_.toStdString(), {});
+        model_ = ui_test::startWithTinyModel(tmp_);
+        QVERIFY(!model_.isEmpty());
     }
 
     void panelsForgetTheSequenceShownBefore() {

@@ -61,10 +61,8 @@ private:
 
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(tmp_.isValid());
-        model_ = tmp_.filePath(QStringLiteral("tiny"));
-        carbon::make_test_model(model_.toStdString(), {});
+        model_ = ui_test::startWithTinyModel(tmp_);
+        QVERIFY(!model_.isEmpty());
         project_ = tmp_.filePath(QStringLiteral("lab.carbon"));
         ui_test::storeFittedPredictor(project_, model_, tmp_.filePath(QStringLiteral("mpra.tsv")), "mpra");
     }

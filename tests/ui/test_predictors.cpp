@@ -43,10 +43,8 @@ private:
 
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(tmp_.isValid());
-        model_ = tmp_.filePath(QStringLiteral("tiny"));
-        carbon::make_test_model(model_.toStdString(), {});
+        model_ = ui_test::startWithTinyModel(tmp_);
+        QVERIFY(!model_.isEmpty());
         // 36 sequences in the project; the table names them and measures two conditions.
         project_ = tmp_.filePath(QStringLiteral("lab.carbon"));
         QByteArray table = "name\tK562\tHepG2\tK562_se\n";
