@@ -23,7 +23,7 @@ namespace {
 
 struct Features {
     bool avx2 = false, fma = false, f16c = false;
-    bool avx512f = false, avx512bw = false, avx512vl = false, avx512bf16 = false;
+    bool avx512f = false, avx512bw = false, avx512vl = false, avx512bf16 = false, avx512vnni = false;
     bool amx_tile = false, amx_bf16 = false;
     bool os_avx = false, os_avx512 = false, os_amx = false;
     bool amx_granted = false;
@@ -67,6 +67,7 @@ Features detect() {
         f.avx512f = b & (1u << 16);
         f.avx512bw = b & (1u << 30);
         f.avx512vl = b & (1u << 31);
+        f.avx512vnni = c & (1u << 11);
         f.amx_bf16 = d & (1u << 22);
         f.amx_tile = d & (1u << 24);
     }
@@ -118,6 +119,8 @@ bool isa_supported(Isa isa) {
     }
     return false;
 }
+
+bool cpu_has_avx512_vnni() { return isa_supported(Isa::Avx512) && features().avx512vnni; }
 
 std::vector<Isa> all_isas() { return {Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx}; }
 

@@ -33,6 +33,9 @@ const char* isa_required_flags(Isa isa);
 // this process the tile state: arch_prctl(ARCH_REQ_XCOMP_PERM)).
 bool isa_supported(Isa isa);
 
+// AVX-512 (as the avx512 path needs it) with VNNI (vpdpbusd): the int8 weights' kernel.
+bool cpu_has_avx512_vnni();
+
 // Every path.
 std::vector<Isa> all_isas();
 
