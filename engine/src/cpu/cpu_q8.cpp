@@ -100,12 +100,7 @@ namespace {
 
 // The reference: the sum of cpu_q8.h written out, one output at a time.
 float q8_dot_reference(const Q8Rows& x, size_t i, const Q8Matrix& w, size_t r) {
-    const size_t width = x.groups * kQ8Group;
-    const uint8_t* mag = x.magnitude.data() + i * width;
-    const uint64_t* neg = x.negative.data() + i * x.groups / 2;
-    const float* xs = x.scales.data() + i * x.groups;
-    const int8_t* wq = w.row(r);
-    const float* ws = w.row_scales(r);
+    const auto [mag, neg, xs, wq, ws] = detail::q8_operands(x, i, w, r);
     float lanes[16] = {};
     for (size_t g = 0; g < x.groups; ++g) {
         const float s = xs[g] * ws[g];

@@ -70,6 +70,19 @@ namespace detail {
 void matmul_q8_avx2(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, const int32_t* rows, size_t n, float* y, size_t ldy);
 void matmul_q8_avx512_vnni(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, const int32_t* rows, size_t n, float* y,
                            size_t ldy);
+// What output (activation row i, weight row r) reads: the row's magnitudes, sign masks and scales,
+// and the weight row's values and scales.
+struct Q8Operands {
+    const uint8_t* mag;
+    const uint64_t* neg;
+    const float* xs;
+    const int8_t* wq;
+    const float* ws;
+};
+inline Q8Operands q8_operands(const Q8Rows& x, size_t i, const Q8Matrix& w, size_t r) {
+    return {x.magnitude.data() + i * x.groups * kQ8Group, x.negative.data() + i * x.groups / 2, x.scales.data() + i * x.groups,
+            w.row(r), w.row_scales(r)};
+}
 // The sixteen lanes added as the tree above.
 inline float q8_reduce(float* lanes) {
     for (size_t h = 8; h > 0; h /= 2)

@@ -25,11 +25,7 @@ CARBON_Q8_AVX2 inline __m256i bytes_of_bits(uint32_t bits) {
 }
 
 CARBON_Q8_AVX2 float dot_avx2(const Q8Rows& x, size_t i, const Q8Matrix& w, size_t r) {
-    const uint8_t* mag = x.magnitude.data() + i * x.groups * kQ8Group;
-    const uint64_t* neg = x.negative.data() + i * x.groups / 2;
-    const float* xs = x.scales.data() + i * x.groups;
-    const int8_t* wq = w.row(r);
-    const float* ws = w.row_scales(r);
+    const auto [mag, neg, xs, wq, ws] = q8_operands(x, i, w, r);
     const __m256i ones = _mm256_set1_epi16(1);
     __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
     for (size_t g = 0; g < x.groups; ++g) {
@@ -48,11 +44,7 @@ CARBON_Q8_AVX2 float dot_avx2(const Q8Rows& x, size_t i, const Q8Matrix& w, size
 }
 
 CARBON_Q8_VNNI float dot_vnni(const Q8Rows& x, size_t i, const Q8Matrix& w, size_t r) {
-    const uint8_t* mag = x.magnitude.data() + i * x.groups * kQ8Group;
-    const uint64_t* neg = x.negative.data() + i * x.groups / 2;
-    const float* xs = x.scales.data() + i * x.groups;
-    const int8_t* wq = w.row(r);
-    const float* ws = w.row_scales(r);
+    const auto [mag, neg, xs, wq, ws] = q8_operands(x, i, w, r);
     const __m512i zero = _mm512_setzero_si512();
     __m512 acc = _mm512_setzero_ps();
     for (size_t p = 0; p < x.groups / 2; ++p) {
