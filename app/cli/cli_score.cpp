@@ -31,7 +31,7 @@ namespace {
 
 const char* kScoreUsage = R"(usage: carbon-cli score --model DIR --in FILE.fasta [--json] [--tracks OUT.tsv] [--tags T1,T2 [--free-tags]]
              [--window TOKENS] [--overlap TOKENS] [--yarn F] [--no-token-score] [--chunk TOKENS]
-             [--backend auto|cpu|cuda] [--threads N] [--quiet] [--project FILE [--project-wait SECONDS]]
+             [--backend auto|cpu|cuda] [--threads N] [--weights native|int8] [--quiet] [--project FILE [--project-wait SECONDS]]
   One row per record: name, length, bases_scored, base_mean_logp (FNS marginals, over A/C/G/T
   bases), token_mean_logp (full vocabulary, 6-mers and </dna>). --tracks writes per-base rows:
   name, pos (1-based), base, logp, p_A, p_C, p_G, p_T, entropy_bits. Records longer than the
@@ -140,7 +140,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 int cmd_score(const std::vector<std::string>& argv) {
     if (wants_help(argv, kScoreUsage)) return 0;
-    Args a(argv, {"model", "in", "tracks", "tags", "window", "overlap", "yarn", "backend", "threads", "chunk", "project", "project-wait"},
+    Args a(argv, {"model", "in", "tracks", "tags", "window", "overlap", "yarn", "backend", "threads", "chunk", "project", "project-wait", "weights"},
            {"json", "no-token-score", "free-tags", "quiet"});
     const std::string in = a.required("in");
     const std::vector<FastaRecord> recs = read_fasta(in);

@@ -74,7 +74,13 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const Model
     BackendOptions bo;
     bo.threads = options.threads;
     bo.cpu_kernels = options.cpu_kernels;
-    if (options.backend != BackendKind::Cpu) m->backend_ = m->start_gpu(options, bo);
+    bo.weights = options.weights;
+    const bool int8 = options.weights == "int8";
+    if (int8 && options.backend == BackendKind::Cuda)
+        throw Error("int8 weights run on the CPU backend for now: give --backend cpu (or auto), or native weights on the GPU");
+    if (options.backend != BackendKind::Cpu && !int8) m->backend_ = m->start_gpu(options, bo);
+    if (int8 && options.backend == BackendKind::Auto && gpu_provider())
+        m->notice_ = "int8 weights run on the CPU (the GPU has no int8 kernel yet)";
     if (!m->backend_) m->backend_ = make_cpu_backend(m->checkpoint_, m->tokenizer_.kmer_ids(), bo);
     if (const std::string n = m->backend_->notice(); !n.empty()) m->notice_ += (m->notice_.empty() ? "" : "; ") + n;
     return m;

@@ -48,6 +48,10 @@ struct BackendOptions {
     // else the best this CPU has), "fp32" (the best with fp32 activations), or portable, avx2,
     // avx512, avx512-bf16, amx (cpu_isa.h).
     std::string cpu_kernels;
+    // The weights as the backend holds them: "" or "native" as the checkpoint stores them; "int8":
+    // the projections and the DNA head quantised at load (cpu/cpu_q8.h: int8 in groups of 32 with
+    // fp32 scales, activations quantised on the fly), the CPU backend only for now.
+    std::string weights;
 };
 
 // What a backend will hold in memory (bytes).

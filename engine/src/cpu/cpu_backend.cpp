@@ -5,7 +5,10 @@
 // transformers uses) over clever rearrangements.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -17,6 +20,7 @@
 #include "cpu_matmul_paths.h"
 #include "cpu_ops.h"
 #include "cpu_packed_weights.h"
+#include "cpu_q8.h"
 
 namespace carbon {
 
@@ -54,6 +58,9 @@ public:
         : cfg_(ckpt.config()), w_(ckpt.weights()), dna_rows_(std::move(dna_rows)),
           threads_note_(threads_note(opt.threads)), pool_(std::min(opt.threads, usable_cpus())),
           isa_(cpu::choose_isa(opt.cpu_kernels)) {
+        if (opt.weights == "int8") q8_kernel_ = cpu::best_q8_kernel();
+        else if (!opt.weights.empty() && opt.weights != "native")
+            throw Error("weights '" + opt.weights + "': expected native (as the checkpoint stores them) or int8");
         if (cfg_.partial_rotary_factor != 1.0)
             throw Error(cfg_.path.string() + ": partial_rotary_factor " + std::to_string(cfg_.partial_rotary_factor) +
                         " is not supported by the Llama network (transformers' LlamaAttention rotates the whole head)");
@@ -70,6 +77,10 @@ public:
         block_floats_ = size_t(cfg_.num_hidden_layers) * 2 * n_kv_ * kBlockTokens * hd_;
         weights_bytes_ = ckpt.archive().total_bytes();
         const cpu::Isa path = cpu::isa_for_dtype(isa_, w_.dtype);
+        if (q8_kernel_) {
+            quantize_weights(ckpt.archive());
+            return;
+        }
         // (amx_kernel_choice refuses a bad CARBON_AMX_KERNEL here, before anything runs.)
         if (path == cpu::Isa::Avx512Bf16 ||
             (path == cpu::Isa::Amx && cpu::detail::amx_kernel_choice() == cpu::detail::AmxKernel::Packed))
@@ -88,6 +99,12 @@ public:
     std::string describe() const override {
         std::ostringstream os;
         const cpu::Isa path = cpu::isa_for_dtype(isa_, w_.dtype);
+        if (q8_kernel_) {
+            os << "CPU, " << pool_.size() << " threads, int8 weights (groups of 32, fp32 scales; quantised at load from "
+               << dtype_name(w_.dtype) << "), " << cpu::q8_kernel_name(*q8_kernel_) << " int8 kernels, int8 matmul inputs, "
+               << cpu::isa_name(path) << " elsewhere, fp32 KV cache";
+            return os.str();
+        }
         os << "CPU, " << pool_.size() << " threads, " << cpu::isa_name(path) << " kernels, " << dtype_name(w_.dtype)
            << " weights, " << (cpu::isa_rounds_activations(path) ? "bf16 matmul inputs, fp32 sums, " : "fp32 activations, ")
            << "fp32 KV cache";
@@ -174,6 +191,42 @@ private:
         if (w_.lm_head != w_.embed) archive.release_pages(*w_.lm_head);  // (tied: the embedding reads it)
     }
 
+    // int8 weights: every projection and the DNA head's 4,096 rows quantised once at load (the
+    // mapping's pages of each released as it is, as pack_weights does); the embedding, the norms
+    // and a full-vocabulary head stay as stored.
+    void quantize_weights(const SafetensorsArchive& archive) {
+        size_t released = 0;
+        auto quantize = [&](const TensorView* t) {
+            if (q8_of_.count(t)) return;
+            q8_.push_back(std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, matrix(t))));
+            q8_of_[t] = q8_.back().get();
+            archive.release_pages(*t);
+            released += t->nbytes;
+        };
+        for (const LayerWeights& L : w_.layers)
+            for (const TensorView* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) quantize(t);
+        if (w_.lm_head) {
+            // The DNA head as its own matrix of the 4,096 rows it reads, in dna_rows_ order.
+            const cpu::WeightMatrix lm = matrix(w_.lm_head);
+            const size_t elem = lm.dtype == DType::F32 ? 4 : 2;
+            std::vector<uint8_t> rows(dna_rows_.size() * lm.cols * elem);
+            for (size_t j = 0; j < dna_rows_.size(); ++j)
+                std::memcpy(rows.data() + j * lm.cols * elem, static_cast<const uint8_t*>(lm.data) + size_t(dna_rows_[j]) * lm.cols * elem,
+                            lm.cols * elem);
+            cpu::WeightMatrix head = lm;
+            head.data = rows.data();
+            head.rows = dna_rows_.size();
+            dna_head_q8_ = std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, head));
+            if (w_.lm_head != w_.embed) {  // (tied: the embedding reads it; a full-vocabulary head reads it back)
+                archive.release_pages(*w_.lm_head);
+                released += w_.lm_head->nbytes;
+            }
+        }
+        size_t q8_bytes = dna_head_q8_ ? dna_head_q8_->bytes() : 0;
+        for (const auto& q : q8_) q8_bytes += q->bytes();
+        weights_bytes_ = weights_bytes_ - released + q8_bytes;
+    }
+
     // A matrix with its packed copy, when it has one.
     cpu::WeightMatrix weights(const TensorView* t) const {
         cpu::WeightMatrix m = matrix(t);
@@ -225,6 +278,11 @@ private:
     std::vector<cpu::PackedWeights> packed_;  // moving one keeps its mapping: the pointers below stay valid
     std::unordered_map<const TensorView*, const uint32_t*> packed_of_;
     const uint32_t* dna_head_packed_ = nullptr;
+    std::optional<cpu::Q8Kernel> q8_kernel_;  // int8 weights (BackendOptions::weights)
+    std::vector<std::unique_ptr<cpu::Q8Matrix>> q8_;
+    std::unordered_map<const TensorView*, const cpu::Q8Matrix*> q8_of_;
+    std::unique_ptr<cpu::Q8Matrix> dna_head_q8_;
+    cpu::Q8Rows q8_rows_;  // the activations of the matmul at hand, quantised
     SeqId next_id_ = 0;
     // Workspace reused across calls (grown, never shrunk).
     std::vector<float> x_, xn_, q_, k_, v_, att_, gate_, up_, cos_, sin_;
@@ -317,7 +375,12 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
     auto linear = [&](const float* x, size_t m, size_t ldx, const TensorView* wt, const TensorView* bias, float* y,
                       size_t ldy) {
         const cpu::WeightMatrix wm = weights(wt);
-        cpu::matmul_wt(pool_, isa_, x, m, ldx, wm, nullptr, wm.rows, y, ldy);
+        if (q8_kernel_) {
+            cpu::quantize_rows_q8(x, m, ldx, wm.cols, q8_rows_);
+            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, *q8_of_.at(wt), nullptr, wm.rows, y, ldy);
+        } else {
+            cpu::matmul_wt(pool_, isa_, x, m, ldx, wm, nullptr, wm.rows, y, ldy);
+        }
         if (bias) cpu::add_bias(y, m, ldy, bias->data, bias->dtype, wm.rows);
     };
 
@@ -390,8 +453,13 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
     if (head == Head::Dna) {
         out.width = dna_rows_.size();
         out.logits.resize(rows.size() * out.width);
-        lm.packed = dna_head_packed_;
-        cpu::matmul_wt(pool_, isa_, sel.data(), rows.size(), H, lm, dna_rows_.data(), out.width, out.logits.data(), out.width);
+        if (dna_head_q8_) {
+            cpu::quantize_rows_q8(sel.data(), rows.size(), H, H, q8_rows_);
+            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, *dna_head_q8_, nullptr, out.width, out.logits.data(), out.width);
+        } else {
+            lm.packed = dna_head_packed_;
+            cpu::matmul_wt(pool_, isa_, sel.data(), rows.size(), H, lm, dna_rows_.data(), out.width, out.logits.data(), out.width);
+        }
     } else {
         out.width = lm.rows;
         out.logits.resize(rows.size() * out.width);
