@@ -34,6 +34,7 @@
 #include "views/sequence_editor.h"
 #include "workers/engine_worker.h"
 #include "workers/project_store.h"
+#include "window_steps.h"
 
 using namespace carbon::ui;
 namespace fs = std::filesystem;
@@ -256,6 +257,34 @@ private slots:
         thread.quit();
         thread.wait();
         delete worker;
+    }
+
+    // The weights, per folder (issue 34): choosing 8-bit for the loaded folder reloads it with int8
+    // weights, which its description (what the panel shows and every stored run records) says; the
+    // choice is remembered for that folder only.
+    void weightsAreChosenPerFolderAndTheLoadedModelSaysWhich() {
+        MainWindow w;
+        QVERIFY(ui_test::loadModel(w, tiny_));
+        QVERIFY(!w.models()->backend().contains(QStringLiteral("int8")));
+        ModelPanel* panel = w.models()->panel();
+        QTreeWidget* list = panel->folderList();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isScanning(), 20000);
+        for (int i = 0; i < list->topLevelItemCount(); ++i)
+            if (list->topLevelItem(i)->data(0, Qt::UserRole).toString() == tiny_) list->setCurrentItem(list->topLevelItem(i));
+        QVERIFY(list->currentItem());
+        QCOMPARE(panel->weightsCombo()->currentData().toString(), QStringLiteral("native"));
+        QSignalSpy loaded(w.models(), &ModelController::loaded);
+        panel->weightsCombo()->setCurrentIndex(panel->weightsCombo()->findData(QStringLiteral("int8")));
+        emit panel->weightsCombo()->activated(panel->weightsCombo()->currentIndex());
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 && w.models()->isReady(), 60000);
+        QVERIFY2(w.models()->backend().contains(QStringLiteral("int8 weights")), qPrintable(w.models()->backend()));
+        QCOMPARE(ModelPanel::weightsFor(tiny_), QStringLiteral("int8"));
+        QCOMPARE(ModelPanel::weightsFor(tiny_ + QStringLiteral("-other")), QStringLiteral("native"));
+        // Back to the stored weights.
+        panel->weightsCombo()->setCurrentIndex(panel->weightsCombo()->findData(QStringLiteral("native")));
+        emit panel->weightsCombo()->activated(panel->weightsCombo()->currentIndex());
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 2 && w.models()->isReady(), 60000);
+        QVERIFY(!w.models()->backend().contains(QStringLiteral("int8")));
     }
 
     void workerReportsDraftFiguresAndDropsADraftThatNoLongerFits() {

@@ -61,6 +61,10 @@ ModelController::ModelController(WorkerThread<EngineWorker>* engine, WindowServi
     // Where models run: set before any load; a change reloads the loaded model there.
     const QString backend = panel_->backendChoice();
     engine_->post([backend](EngineWorker* w) { w->setBackend(backend); });
+    // The weights of a folder: a change for the loaded one reloads it so.
+    connect(panel_, &ModelPanel::weightsChanged, this, [this](const QString& dir, const QString&) {
+        if (dir == dir_) load(dir_);
+    });
     connect(panel_, &ModelPanel::backendChanged, this, [this](const QString& kind) {
         engine_->post([kind](EngineWorker* w) { w->setBackend(kind); });
         if (!dir_.isEmpty()) load(dir_);
@@ -116,7 +120,7 @@ void ModelController::load(const QString& dir) {
     ready_ = false;
     loading_ = true;
     panel_->setLoading(dir);
-    engine_->post([dir](EngineWorker* w) { w->loadModel(dir); });
+    engine_->post([dir, weights = ModelPanel::weightsFor(dir)](EngineWorker* w) { w->loadModel(dir, weights); });
 }
 
 QString ModelController::summary() const {

@@ -31,6 +31,10 @@ public:
     QTreeWidget* folderList() const { return list_; }
     // "auto", "cpu" or "cuda": where loads run (remembered in QSettings, models/backend).
     QString backendChoice() const;
+    // "native" or "int8": the weights a folder is loaded with, remembered per folder (QSettings
+    // models/weights); the choice shown is the selected folder's.
+    static QString weightsFor(const QString& dir);
+    QComboBox* weightsCombo() const { return weights_; }
     // The inspected folders as last listed (added folders first, then the cache's snapshots).
     const QList<carbon::ModelFolderInfo>& folders() const { return infos_; }
     bool isScanning() const { return scanning_; }
@@ -53,6 +57,7 @@ signals:
     void clearDraftRequested();
     void scanned();  // folders() is up to date
     void backendChanged(const QString& kind);
+    void weightsChanged(const QString& dir, const QString& weights);  // the user chose for that folder
 
 private:
     void rememberFolder(const QString& dir);
@@ -72,6 +77,7 @@ private:
     QLabel* status_;
     QLabel* draftStatus_;
     QComboBox* backend_;
+    QComboBox* weights_;
     QLabel* gpu_;
     QFormLayout* details_;
     QList<carbon::ModelFolderInfo> infos_;

@@ -89,7 +89,7 @@ void EngineWorker::setBackend(const QString& kind) {
     }
 }
 
-void EngineWorker::loadModel(const QString& dir) {
+void EngineWorker::loadModel(const QString& dir, const QString& weights) {
     // A folder that is not a model (config, tensor headers and tokenizer checked, nothing
     // loaded) is refused with the loaded model still loaded; only then are its weights freed
     // before the new ones are mapped (two models at once would not fit where one barely does).
@@ -100,6 +100,7 @@ void EngineWorker::loadModel(const QString& dir) {
         model_.reset();
         carbon::ModelOptions o;
         o.backend = backend_;
+        o.weights = weights.toStdString();
         model_ = carbon::Model::load(dir.toStdString(), o);
         emit modelLoaded(summarize(dir, *model_));
     } catch (const std::exception& e) {
