@@ -63,7 +63,7 @@ void write_report(const Args& a, const nlohmann::json& report) {
 
 const char* kBenchUsage = R"(usage: carbon-cli bench --model DIR [--workload forward|generate|score|speculative]
              [--batches 1,8] [--repeat N] [--seed S] [--json FILE] [--backend cpu|cuda|auto] [--threads N]
-             [--cpu-kernels auto|fp32|portable|avx2|avx512|avx512-bf16|amx]
+             [--cpu-kernels auto|fp32|portable|avx2|avx512|avx512-bf16|amx] [--weights native|int8]
              forward:     [--prompt-tokens N] [--decode-tokens N]
              generate:    [--mode fns,direct] [--length BP] [--temperature T]
              score:       [--window-bp BP]
@@ -86,7 +86,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
     using json = nlohmann::json;
     Args a(argv,
            {"model", "threads", "prompt-tokens", "decode-tokens", "batches", "repeat", "json", "seed", "backend", "cpu-kernels",
-            "workload", "mode", "length", "temperature", "window-bp", "draft", "draft-tokens"},
+            "workload", "mode", "length", "temperature", "window-bp", "draft", "draft-tokens", "weights"},
            {});
     const std::string workload = a.get_or("workload", "forward");
     if (workload != "forward" && workload != "generate" && workload != "score" && workload != "speculative")
@@ -105,6 +105,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
     mo.backend = parse_backend_kind(a.get_or("backend", "cpu"));
     mo.threads = int(a.integer("threads", 0, 0, 1024));
     mo.cpu_kernels = a.get_or("cpu-kernels", "auto");
+    mo.weights = a.get_or("weights", "");
     const size_t prompt_tokens = size_t(a.integer("prompt-tokens", 128, 1, 1 << 20));
     const size_t decode_tokens = size_t(a.integer("decode-tokens", 32, 1, 1 << 20));
     const int repeat = int(a.integer("repeat", workload == "forward" ? 3 : 1, 1, 100));
