@@ -11,8 +11,10 @@ namespace carbon {
 double measure_read_bandwidth(int threads, size_t bytes = size_t(1) << 30, int repeats = 4);
 
 // Bytes a batch-1 decode step reads from the weights: every layer's tensors, the final norm, the
-// head's 4,096 DNA rows and one embedding row (the rest of the vocabulary is never read).
+// head's 4,096 DNA rows and one embedding row (the rest of the vocabulary is never read). With
+// `quantised_bytes_per_value` > 0 the projections and the head's rows count that many bytes per
+// value instead of their stored size (int8 weights: 36 / 32, a byte each and a 4-byte scale per 32).
 struct ModelWeights;
-size_t decode_weight_bytes(const ModelWeights& w, size_t dna_rows = 4096);
+size_t decode_weight_bytes(const ModelWeights& w, size_t dna_rows = 4096, double quantised_bytes_per_value = 0);
 
 }  // namespace carbon
