@@ -161,7 +161,7 @@ void script(Backend& be, const Tokenizer& tok, const std::function<void(const Fo
 }
 
 Comparison conformance(const Loaded& m, DType kv, double tol) {
-    auto cpu = make_cpu_backend(m.ckpt, m.tok.kmer_ids(), BackendOptions{1, "fp32"});
+    auto cpu = make_cpu_backend(m.ckpt, m.tok.kmer_ids(), BackendOptions{1, "fp32", ""});
     auto gpu = cuda_on_host(m, kv);
     std::vector<ForwardOutput> want;
     script(*cpu, m.tok, [&](const ForwardOutput& o, const std::string&) { want.push_back(o); });
@@ -263,7 +263,7 @@ TEST(odd_shapes_match_fp32_gqa_5_to_1_head_dim_24_untied_yarn_llama3_sharded_wid
 // 200 tokens (1,200 bp) per design, identical on both backends for an fp32 checkpoint.
 TEST(greedy_200_token_designs_equal_the_cpu_backend_s_on_an_fp32_checkpoint) {
     const Loaded m = load(DType::F32, "f32");
-    auto cpu = make_cpu_backend(m.ckpt, m.tok.kmer_ids(), BackendOptions{1, "fp32"});
+    auto cpu = make_cpu_backend(m.ckpt, m.tok.kmer_ids(), BackendOptions{1, "fp32", ""});
     auto gpu = cuda_on_host(m, DType::F32);
     for (GenerationMode mode : {GenerationMode::Fns, GenerationMode::Direct}) {
         DesignRequest r;
@@ -349,7 +349,7 @@ std::string random_bases(std::size_t n, unsigned seed) {
 // several windows with overlap so the cache is reused and rolled back.
 TEST(scoring_tracks_and_variant_deltas_within_1e4_on_an_fp32_checkpoint) {
     const Loaded m = load(DType::F32, "f32");
-    auto cpu = make_cpu_backend(m.ckpt, m.tok.kmer_ids(), BackendOptions{1, "fp32"});
+    auto cpu = make_cpu_backend(m.ckpt, m.tok.kmer_ids(), BackendOptions{1, "fp32", ""});
     auto gpu = cuda_on_host(m, DType::F32);
     ScoreOptions so;
     so.context_tokens = std::size_t(m.ckpt.config().max_position_embeddings);
