@@ -149,8 +149,8 @@ void DesignsController::chooseDiverseInteractive() {
     QList<qint64> candidates;
     for (int r : view_->shownSourceRows())
         if (model_->row(r).designId && model_->row(r).flag != QLatin1String("discarded")) candidates << model_->row(r).designId;
-    QStringList scores = {QStringLiteral("design_logp"), QStringLiteral("ranking_logp"), QStringLiteral("min_base_logp"),
-                          QStringLiteral("objective"), QStringLiteral("specificity")};
+    QStringList scores;
+    for (const std::string& c : carbon::runs::design_score_columns()) scores << QString::fromStdString(c);
     for (const DesignTableModel::PredictionKey& k : model_->predictionKeys())
         scores << QString::fromStdString(k.predictor + ":" + k.output);
     ChooseDesignsDialog dialog(candidates, scores, project_->selections(), services_->window());

@@ -158,10 +158,8 @@ void GenerationController::runGeneration() {
     // The whole sequence around the region, or the chosen construct's parts: the engine's rule
     // fits it to the model's context (fit_to_context, in the generation run) and says what it
     // trimmed when the run ends.
+    // (Closing or opening a project empties or replaces the panel's constructs: one chosen is the open project's.)
     const std::optional<carbon::storage::ConstructRecord> construct = panel_->construct();
-    if (construct && !project_->isOpen())
-        return refuse(tr("the construct '%1' belongs to a project that is no longer open: choose none or open it.")
-                          .arg(QString::fromStdString(construct->name)));
     const QByteArray left = construct ? QByteArray::fromStdString(construct->upstream) : all.left(regionStart);
     const QByteArray right = construct ? QByteArray::fromStdString(construct->downstream) : all.mid(regionStart + regionLength);
     request.left_context = left.toStdString();

@@ -32,17 +32,9 @@ bool is_column(const std::string& name) {
 
 }  // namespace
 
-std::vector<std::string> design_score_names(storage::Project& project) {
-    std::vector<std::string> out(std::begin(kColumns), std::end(kColumns));
-    std::map<std::string, bool> seen;
-    for (const auto& [id, p] : project.list_design_predictions()) {
-        const std::string n = p.predictor + ":" + p.output;
-        if (!seen[n]) {
-            seen[n] = true;
-            out.push_back(n);
-        }
-    }
-    return out;
+const std::vector<std::string>& design_score_columns() {
+    static const std::vector<std::string> columns(std::begin(kColumns), std::end(kColumns));
+    return columns;
 }
 
 DesignChoice choose_designs(storage::Project& project, const DesignChoiceRequest& r, bool store) {

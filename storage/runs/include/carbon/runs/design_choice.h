@@ -38,9 +38,8 @@ struct DesignChoice {
     std::string settings;     // the JSON stored with the selection
 };
 
-// The score names a choice can rank by, for a list to choose from: the design columns, then every
-// "PREDICTOR:OUTPUT" the project holds predictions of.
-std::vector<std::string> design_score_names(storage::Project& project);
+// The design columns a choice can rank by (besides "PREDICTOR:OUTPUT"), for a list to choose from.
+const std::vector<std::string>& design_score_columns();
 
 // Runs the choice and stores it (one transaction) unless `store` is false. Errors before anything is
 // stored: no candidates, an unknown score name or design id, designs of several lengths under
