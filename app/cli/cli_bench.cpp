@@ -223,7 +223,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
     if (be.name() == "cpu") {
         const int threads = mo.threads > 0 ? mo.threads : usable_cpus();
         const double bandwidth = measure_read_bandwidth(threads);
-        const double step_bytes = double(decode_weight_bytes(m->checkpoint().weights(), 4096, mo.weights == "int8" ? 36.0 / 32 : 0));
+        const double step_bytes = double(decode_weight_bytes(m->checkpoint().weights(), 4096, mo.weights == "int8" ? 34.0 / 32 : 0));
         report["read_bandwidth_bytes_s"] = bandwidth;
         report["decode_step_weight_bytes"] = step_bytes;
         std::printf("read bandwidth %.1f GB/s with %d threads; a batch-1 decode step reads %.3f GB of weights: "

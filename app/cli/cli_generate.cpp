@@ -49,7 +49,7 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
   when the context and flank do not both fit, the flank keeps at most a quarter of the context and
   the left context its nearest bases, each trim with a note; --project stores what the model read.
   --weights int8: the model's projections and DNA head quantised to int8 at load (groups of 32,
-  fp32 scales, the layout of GGUF Q8_0; activations quantised on the fly), on the CPU; half the
+  fp16 scales, the layout of GGUF Q8_0; activations quantised on the fly), on the CPU; half the
   bytes of bf16 read per token. The run's backend description says which weights ran.
   --construct NAME: designs made in a construct stored in the --project (carbon-cli project
   construct): its upstream is the left context, its downstream the right flank, so the model reads

@@ -3,8 +3,11 @@
 // avx512-bf16 runs twice: on the weights in place and on its packed copy (cpu_packed_weights.h,
 // as the CPU backend gives it); amx three times: its in-place and k-blocked kernels on the weights
 // in place (cpu_amx_kernels.inc), and its packed kernel on the packed copy (the default,
-// cpu_amx_packed_kernel.inc). A benchmark, not a test (docs/benchmarks.md):
-//   build/bin/bench_cpu_matmul [--threads N] [--repeat N] [--paths amx,avx512-bf16,...] [--shape 500m|3b]
+// cpu_amx_packed_kernel.inc). Then the int8 weights' kernels (cpu_q8.h: amx-int8, avx512-vnni,
+// avx2), each timed with the activations' quantisation as the backend calls them, the weights GB/s
+// counting the int8 matrix's bytes. A benchmark, not a test (docs/benchmarks.md):
+//   build/bin/bench_cpu_matmul [--threads N] [--repeat N] [--paths amx,avx512-bf16,...|none]
+//                              [--int8 amx-int8,avx512-vnni,avx2|none] [--shape 500m|3b]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +21,7 @@
 #include "cpu/cpu_matmul_paths.h"
 #include "cpu/cpu_ops.h"
 #include "cpu/cpu_packed_weights.h"
+#include "cpu/cpu_q8.h"
 
 using namespace carbon;
 
@@ -40,13 +44,14 @@ std::vector<std::string> split(const std::string& s) {
 
 int main(int argc, char** argv) {
     int threads = 2, repeat = 5;
-    std::string paths, shape = "500m";
+    std::string paths, shape = "500m", int8;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i], v = argv[i + 1];
         if (a == "--threads") threads = std::stoi(v);
         else if (a == "--repeat") repeat = std::stoi(v);
         else if (a == "--paths") paths = v;
         else if (a == "--shape") shape = v;
+        else if (a == "--int8") int8 = v;
         else {
             std::fprintf(stderr, "bench_cpu_matmul: unknown option %s\n", a.c_str());
             return 2;
@@ -56,8 +61,14 @@ int main(int argc, char** argv) {
     if (paths.empty()) {
         for (cpu::Isa i : cpu::all_isas())
             if (cpu::isa_supported(i) && i != cpu::Isa::Portable) isas.push_back(i);
-    } else {
+    } else if (paths != "none") {
         for (const std::string& p : split(paths)) isas.push_back(cpu::choose_isa(p));
+    }
+    std::vector<cpu::Q8Kernel> q8s;
+    for (cpu::Q8Kernel k : {cpu::Q8Kernel::Amx, cpu::Q8Kernel::Avx512Vnni, cpu::Q8Kernel::Avx2}) {
+        const bool named = int8.empty() || ("," + int8 + ",").find(std::string(",") + cpu::q8_kernel_name(k) + ",") != std::string::npos;
+        if (named && cpu::q8_kernel_supported(k)) q8s.push_back(k);
+        else if (named && !int8.empty()) std::fprintf(stderr, "bench_cpu_matmul: this CPU cannot run the %s kernel\n", cpu::q8_kernel_name(k));
     }
     const size_t H = shape == "3b" ? 3072 : 1024, F = shape == "3b" ? 8448 : 3072;
     const std::vector<Shape> shapes = {{"qkv/o  ", H, H}, {"gate/up", F, H}, {"down   ", H, F}};
@@ -75,6 +86,8 @@ int main(int argc, char** argv) {
         const cpu::PackedWeights packed = cpu::pack_weights(pool, wm, nullptr, s.n, "the bench matrix");
         cpu::WeightMatrix wp = wm;
         wp.packed = packed.data();
+        const cpu::Q8Matrix q8 = cpu::quantize_q8(pool, wm, "the bench matrix");
+        cpu::Q8Rows xq;
         for (size_t m : {size_t(1), size_t(8), size_t(65), size_t(520)}) {
             std::vector<float> x(m * s.k), y(m * s.n);
             for (auto& v : x) v = nd(rng);
@@ -105,6 +118,18 @@ int main(int argc, char** argv) {
                     std::printf("%-18s %-8s %6zu %10.3f %10.1f %10.1f\n", name.c_str(), s.name, m, best * 1e3,
                                 2.0 * double(m * s.n * s.k) / best / 1e9, double(w.size() * 2) / best / 1e9);
                 }
+            for (cpu::Q8Kernel kernel : q8s) {
+                double best = 1e30;
+                for (int r = 0; r < repeat; ++r) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    cpu::quantize_rows_q8(pool, x.data(), m, s.k, s.k, xq);
+                    cpu::matmul_q8(pool, kernel, xq, q8, y.data(), s.n);
+                    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+                }
+                const std::string name = std::string("int8 ") + cpu::q8_kernel_name(kernel == cpu::Q8Kernel::Amx && m < cpu::kQ8AmxMinRows ? cpu::Q8Kernel::Avx512Vnni : kernel);
+                std::printf("%-18s %-8s %6zu %10.3f %10.1f %10.1f\n", name.c_str(), s.name, m, best * 1e3,
+                            2.0 * double(m * s.n * s.k) / best / 1e9, double(q8.bytes()) / best / 1e9);
+            }
         }
     }
     return 0;

@@ -89,7 +89,40 @@ inline void dot(int c, int a, int b) {
     }
 }
 
+// The int8 kernel's tiles (cpu_q8_amx_kernel.inc; the configuration of amx_tiles.h's
+// load_config_int8): A 16 rows of 32 signed bytes, B 8 rows of 64 unsigned bytes, C 16 rows of 16
+// int32; tdpbsud adds, per C element, the 32 products of its A row and B column in int32 (exact
+// at these sizes, so the order cannot show).
+inline void load_a8(int t, const void* p, size_t stride) {
+    Tiles& s = use();
+    ++loads();
+    std::memset(s.t[t], 0, sizeof s.t[t]);
+    for (int r = 0; r < 16; ++r) std::memcpy(s.t[t][r], static_cast<const char*>(p) + r * stride, 32);
+}
+inline void load_b8(int t, const void* p) {
+    Tiles& s = use();
+    ++loads();
+    std::memset(s.t[t], 0, sizeof s.t[t]);
+    for (int r = 0; r < 8; ++r) std::memcpy(s.t[t][r], static_cast<const char*>(p) + r * 64, 64);
+}
+inline void dot_su8(int c, int a, int b) {
+    Tiles& s = use();
+    for (int m = 0; m < 16; ++m) {
+        int32_t row[16];
+        std::memcpy(row, s.t[c][m], 64);
+        for (int n = 0; n < 16; ++n)
+            for (int k = 0; k < 32; ++k) row[n] += int32_t(int8_t(s.t[a][m][k])) * int32_t(s.t[b][k / 4][4 * n + k % 4]);
+        std::memcpy(s.t[c][m], row, 64);
+    }
+}
+
 }  // namespace amx_emulation
+
+#define CARBON_TILE8_FN
+#define CARBON_TILE8_CONFIGURE() amx_emulation::configure()
+#define CARBON_TILE8_LOAD_A(t, ptr, stride) amx_emulation::load_a8(t, ptr, stride)
+#define CARBON_TILE8_LOAD_B(t, ptr) amx_emulation::load_b8(t, ptr)
+#define CARBON_TILE8_DOT(c, a, b) amx_emulation::dot_su8(c, a, b)
 
 #define CARBON_TILE_FN
 #define CARBON_TILE_BARRIER() ((void)0)

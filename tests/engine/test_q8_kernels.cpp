@@ -1,21 +1,43 @@
 // The 8-bit weights' kernels (issue 34, engine/src/cpu/cpu_q8.h): quantisation within half a step
-// of every value (weights of f32, f16 and bf16 storage; zero groups; a ragged last group), every
-// SIMD kernel this CPU runs equal bit for bit to the portable reference at awkward sizes (k = 1,
-// 31, 32, 33, 63, 64, 65, 100, 257, 1000; n = 1, 15, 17, 40; m = 1..9, 17; gathered rows), each
-// row's result the same alone as in a batch of any size (batch invariance), and the product
-// within the bound the quantisation gives of the fp32 product. Kernels this CPU cannot run are
-// said, not hidden.
+// of every value (weights of f32, f16 and bf16 storage; zero groups; a ragged last group; fp16
+// scales never below max|w| / 127), the activations' AVX-512 quantisation equal to the portable
+// one, every kernel this CPU runs equal bit for bit to the portable reference at awkward sizes
+// (k = 1, 31, 32, 33, 63, 64, 65, 100, 257, 1000; n = 1, 15, 17, 40; m = 1..9, 16, 17, 33), the
+// AMX-INT8 kernel's indexing on the tile emulation at awkward sizes on any CPU, each row's result
+// the same alone as in a batch of any size (batch invariance: alone it takes the vector kernel,
+// in a batch of 40 the tiles where present), a NaN activation showing in its own row only, and the
+// product within the bound the quantisation gives of the fp32 product. Kernels this CPU cannot run
+// are said, not hidden.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
 
+#include "amx_emulation.h"
 #include "carbon/support/thread_pool.h"
 #include "check.h"
 #include "cpu/cpu_q8.h"
 
 using namespace carbon;
 using namespace carbon::cpu;
+
+namespace carbon::cpu::detail {
+// The fp32 step of the AMX kernel, as cpu_q8_amx.cpp does it lane by lane.
+struct Q8AmxAcc {
+    float v[16][16];
+    void zero() { std::memset(v, 0, sizeof v); }
+    void add(const int32_t (*c)[16], const int32_t* bias, const float* xs, size_t stride, const uint16_t* ws16) {
+        for (size_t r = 0; r < 16; ++r)
+            for (size_t l = 0; l < 16; ++l) v[r][l] = std::fma(float(c[r][l] + bias[r * stride]), xs[r * stride] * f16_to_f32(ws16[l]), v[r][l]);
+    }
+    void store(float* y, size_t ldy, size_t rows, size_t cols) const {
+        for (size_t r = 0; r < rows; ++r) std::memcpy(y + r * ldy, v[r], cols * sizeof(float));
+    }
+};
+#include "cpu/cpu_q8_amx_kernel.inc"
+void matmul_q8_amx_emulated(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy) { run_q8_amx(pool, x, w, y, ldy); }
+}  // namespace carbon::cpu::detail
 
 namespace {
 
@@ -38,7 +60,7 @@ WeightMatrix f32_matrix(const std::vector<float>& v, size_t rows, size_t cols) {
 
 std::vector<Q8Kernel> kernels_here() {
     std::vector<Q8Kernel> out;
-    for (Q8Kernel k : {Q8Kernel::Portable, Q8Kernel::Avx2, Q8Kernel::Avx512Vnni}) {
+    for (Q8Kernel k : {Q8Kernel::Portable, Q8Kernel::Avx2, Q8Kernel::Avx512Vnni, Q8Kernel::Amx}) {
         if (q8_kernel_supported(k)) out.push_back(k);
         else std::printf("note: the %s int8 kernel is not run here (this CPU lacks it)\n", q8_kernel_name(k));
     }
@@ -64,21 +86,29 @@ TEST(quantisation_is_within_half_a_step) {
                 w.data = half.data();
                 w.dtype = dt;
             }
-            const Q8Matrix q = quantize_q8(pool, w);
-            CHECK_EQ(q.groups % 2, size_t(0));
-            for (size_t r = 0; r < 7; ++r)
+            const Q8Matrix q = quantize_q8(pool, w, "test.weight");
+            CHECK_EQ(q.groups, (cols + 31) / 32);
+            CHECK_EQ(q.panels, size_t(1));
+            for (size_t r = 0; r < 16; ++r)
                 for (size_t c = 0; c < q.groups * kQ8Group; ++c) {
-                    const float scale = q.row_scales(r)[c / kQ8Group];
-                    if (c >= cols) {
-                        CHECK_EQ(int(q.row(r)[c]), 0);  // padding
+                    const float scale = q.scale(r, c / kQ8Group);
+                    if (c >= cols || r >= 7) {
+                        CHECK_EQ(q.value(r, c), 0);  // padding
                         continue;
                     }
                     const float orig = load_as_f32(w.data, w.dtype, r * cols + c);
-                    CHECK(std::fabs(orig - float(q.row(r)[c]) * scale) <= scale * 0.5f * (1 + 1e-5f) + 1e-30f);
-                    CHECK(std::abs(int(q.row(r)[c])) <= 127);
+                    CHECK(std::fabs(orig - float(q.value(r, c)) * scale) <= scale * 0.5f * (1 + 1e-5f) + 1e-30f);
+                    CHECK(std::abs(q.value(r, c)) <= 127);
                 }
-            for (size_t c = 0; c < std::min<size_t>(cols, 32); ++c) CHECK_EQ(int(q.row(2)[c]), 0);
-            CHECK_EQ(q.row_scales(2)[0], 0.f);
+            for (size_t r = 0; r < 7; ++r)
+                for (size_t g = 0; g < q.groups; ++g) {
+                    float amax = 0;
+                    for (size_t c = g * 32; c < std::min(cols, g * 32 + 32); ++c) amax = std::max(amax, std::fabs(load_as_f32(w.data, w.dtype, r * cols + c)));
+                    CHECK(q.scale(r, g) >= amax / 127.f);  // no value quantises past 127
+                    CHECK(q.scale(r, g) <= amax / 127.f * 1.001f);  // the fp16 just above
+                }
+            for (size_t c = 0; c < std::min<size_t>(cols, 32); ++c) CHECK_EQ(q.value(2, c), 0);
+            CHECK_EQ(q.scale(2, 0), 0.f);
         }
     }
 }
@@ -90,60 +120,120 @@ TEST(every_kernel_gives_the_reference_bits) {
     for (size_t k : {1, 31, 32, 33, 63, 64, 65, 100, 257, 1000})
         for (size_t n : {1, 15, 17, 40}) {
             const std::vector<float> wv = random_values(n * k, uint32_t(k * 131 + n), 0.05f);
-            const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k));
-            for (size_t m : {1, 2, 3, 5, 8, 9, 17}) {
+            const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), "test.weight");
+            for (size_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 33}) {
                 std::vector<float> xv = random_values(m * (k + 3), uint32_t(k + 7 * m), 2.f);
                 for (size_t c = 0; c < k; c += 7) xv[c] = 0.f;  // zeros in the first row
                 Q8Rows x;
-                quantize_rows_q8(xv.data(), m, k + 3, k, x);
-                std::vector<float> ref(m * n, -1.f);
-                matmul_q8(pool, Q8Kernel::Portable, x, w, nullptr, n, ref.data(), n);
+                quantize_rows_q8(pool, xv.data(), m, k + 3, k, x);
+                std::vector<float> ref(m * (n + 2), -1.f);
+                matmul_q8(pool, Q8Kernel::Portable, x, w, ref.data(), n + 2);  // (y wider than n: columns past n untouched)
+                for (size_t i = 0; i < m; ++i) CHECK(ref[i * (n + 2) + n] == -1.f && ref[i * (n + 2) + n + 1] == -1.f);
                 for (Q8Kernel kernel : kernels) {
-                    std::vector<float> y(m * n, -2.f);
-                    matmul_q8(pool, kernel, x, w, nullptr, n, y.data(), n);
+                    std::vector<float> y(m * (n + 2), -1.f);
+                    matmul_q8(pool, kernel, x, w, y.data(), n + 2);
                     if (!same_bits(y, ref)) std::printf("FAIL %s k=%zu n=%zu m=%zu\n", q8_kernel_name(kernel), k, n, m);
                     CHECK(same_bits(y, ref));
                     ++compared;
                 }
             }
         }
-    CHECK(compared >= 280);
+    CHECK(compared >= 480);
 }
 
-TEST(gathered_rows_are_the_rows_named) {
+TEST(the_amx_int8_kernel_on_the_tile_emulation_gives_the_reference_bits) {
+    // Any CPU: the tiles' indexing (row blocks and panel pairs, odd counts of each, ragged rows and
+    // columns, the group stride of A, the biases and scales of the right rows) against the reference.
     ThreadPool pool(2);
-    const size_t k = 96, rows = 30;
-    const std::vector<float> wv = random_values(rows * k, 5, 0.1f);
-    const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, rows, k));
-    const std::vector<float> xv = random_values(3 * k, 6);
+    const size_t misuse0 = detail::amx_emulation::misuse();
+    size_t compared = 0;
+    for (size_t k : {1, 33, 64, 100})
+        for (size_t n : {1, 17, 40, 50})
+            for (size_t m : {1, 15, 16, 17, 33, 40}) {
+                const std::vector<float> wv = random_values(n * k, uint32_t(k * 17 + n), 0.05f);
+                const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), "test.weight");
+                const std::vector<float> xv = random_values(m * k, uint32_t(k + 3 * m + n), 1.5f);
+                Q8Rows x;
+                quantize_rows_q8(pool, xv.data(), m, k, k, x);
+                std::vector<float> ref(m * n, -1.f), y(m * n, -2.f);
+                matmul_q8(pool, Q8Kernel::Portable, x, w, ref.data(), n);
+                detail::matmul_q8_amx_emulated(pool, x, w, y.data(), n);
+                if (!same_bits(y, ref)) std::printf("FAIL amx emulation k=%zu n=%zu m=%zu\n", k, n, m);
+                CHECK(same_bits(y, ref));
+                ++compared;
+            }
+    CHECK_EQ(compared, size_t(96));
+    CHECK_EQ(size_t(detail::amx_emulation::misuse()), misuse0);
+}
+
+TEST(the_avx512_quantisation_of_activations_is_the_portable_one) {
+    if (!q8_kernel_supported(Q8Kernel::Avx512Vnni)) {
+        std::printf("note: the AVX-512 quantisation is not run here (this CPU lacks AVX-512)\n");
+        return;
+    }
+    for (size_t k : {1, 15, 16, 17, 31, 32, 33, 100, 1000}) {
+        std::vector<float> v = random_values(k, uint32_t(k), 3.f);
+        v[k / 2] = 0.f;
+        if (k > 40) {
+            for (size_t c = 32; c < 64; ++c) v[c] = 1e-39f * float(c % 3);  // subnormal: 127 / max is infinite, a zero group
+            v[70] = 1e30f;
+        }
+        const size_t groups = q8_groups(k);
+        std::vector<int8_t> q1(groups * 32), q2(groups * 32);
+        std::vector<int32_t> b1(groups), b2(groups);
+        std::vector<float> s1(groups), s2(groups);
+        detail::quantize_row_q8_portable(v.data(), k, groups, q1.data(), 32, b1.data(), s1.data());
+        CHECK(detail::quantize_row_q8_avx512(v.data(), k, groups, q2.data(), 32, b2.data(), s2.data()));
+        CHECK(q1 == q2);
+        CHECK(b1 == b2);
+        CHECK(std::memcmp(s1.data(), s2.data(), groups * sizeof(float)) == 0);
+        if (k > 40) CHECK_EQ(s1[1], 0.f);
+    }
+}
+
+TEST(a_nan_activation_shows_in_its_own_row_only) {
+    ThreadPool pool(2);
+    const size_t k = 96, n = 20, m = 18;
+    const Q8Matrix w = quantize_q8(pool, f32_matrix(random_values(n * k, 12, 0.05f), n, k), "test.weight");
+    std::vector<float> xv = random_values(m * k, 13);
+    xv[5 * k + 40] = std::nanf("");
     Q8Rows x;
-    quantize_rows_q8(xv.data(), 3, k, k, x);
-    const int32_t pick[] = {29, 0, 7, 7, 13};
-    std::vector<float> all(3 * rows);
-    matmul_q8(pool, Q8Kernel::Portable, x, w, nullptr, rows, all.data(), rows);
+    quantize_rows_q8(pool, xv.data(), m, k, k, x);
     for (Q8Kernel kernel : kernels_here()) {
-        std::vector<float> y(3 * 5);
-        matmul_q8(pool, kernel, x, w, pick, 5, y.data(), 5);
-        for (size_t i = 0; i < 3; ++i)
-            for (size_t j = 0; j < 5; ++j) CHECK(std::memcmp(&y[i * 5 + j], &all[i * rows + size_t(pick[j])], sizeof(float)) == 0);
+        std::vector<float> y(m * n);
+        matmul_q8(pool, kernel, x, w, y.data(), n);
+        for (size_t i = 0; i < m; ++i)
+            for (size_t j = 0; j < n; ++j) CHECK(std::isnan(y[i * n + j]) == (i == 5));
+    }
+}
+
+TEST(weights_beyond_fp16_scales_are_refused_by_name) {
+    ThreadPool pool(1);
+    std::vector<float> v(64, 0.5f);
+    v[40] = 1e8f;
+    try {
+        (void)quantize_q8(pool, f32_matrix(v, 2, 32), "model.layers.3.mlp.down_proj.weight");
+        CHECK(false);
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("model.layers.3.mlp.down_proj.weight") != std::string::npos);
     }
 }
 
 TEST(a_row_gives_the_same_bits_alone_and_in_any_batch) {
     ThreadPool pool(2), one(1);
-    const size_t k = 200, n = 33;
-    const Q8Matrix w = quantize_q8(pool, f32_matrix(random_values(n * k, 8, 0.05f), n, k));
-    const std::vector<float> xv = random_values(17 * k, 9);
+    const size_t k = 200, n = 33, m = 40;
+    const Q8Matrix w = quantize_q8(pool, f32_matrix(random_values(n * k, 8, 0.05f), n, k), "test.weight");
+    const std::vector<float> xv = random_values(m * k, 9);
     for (Q8Kernel kernel : kernels_here()) {
         Q8Rows batch;
-        quantize_rows_q8(xv.data(), 17, k, k, batch);
-        std::vector<float> yb(17 * n);
-        matmul_q8(pool, kernel, batch, w, nullptr, n, yb.data(), n);
-        for (size_t i = 0; i < 17; ++i) {
+        quantize_rows_q8(pool, xv.data(), m, k, k, batch);
+        std::vector<float> yb(m * n);
+        matmul_q8(pool, kernel, batch, w, yb.data(), n);
+        for (size_t i = 0; i < m; ++i) {
             Q8Rows alone;
-            quantize_rows_q8(xv.data() + i * k, 1, k, k, alone);
+            quantize_rows_q8(one, xv.data() + i * k, 1, k, k, alone);
             std::vector<float> ya(n);
-            matmul_q8(one, kernel, alone, w, nullptr, n, ya.data(), n);  // one thread: another split of the work
+            matmul_q8(one, kernel, alone, w, ya.data(), n);  // one thread: another split of the work
             CHECK(std::memcmp(ya.data(), yb.data() + i * n, n * sizeof(float)) == 0);
         }
     }
@@ -156,18 +246,18 @@ TEST(the_product_is_within_the_quantisation_bound) {
     const size_t k = 1024, n = 64, m = 4;
     const std::vector<float> wv = random_values(n * k, 10, 0.03f);
     const std::vector<float> xv = random_values(m * k, 11, 1.5f);
-    const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k));
+    const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), "test.weight");
     Q8Rows x;
-    quantize_rows_q8(xv.data(), m, k, k, x);
+    quantize_rows_q8(pool, xv.data(), m, k, k, x);
     std::vector<float> y(m * n);
-    matmul_q8(pool, best_q8_kernel(), x, w, nullptr, n, y.data(), n);
+    matmul_q8(pool, best_q8_kernel(), x, w, y.data(), n);
     double worst_ratio = 0;
     for (size_t i = 0; i < m; ++i)
         for (size_t j = 0; j < n; ++j) {
             double exact = 0, bound = 0, scale_of_sum = 0;
             for (size_t c = 0; c < k; ++c) {
                 const double xw = xv[i * k + c], ww = wv[j * k + c];
-                const double dw = w.row_scales(j)[c / kQ8Group] / 2, dx = x.scales[i * x.groups + c / kQ8Group] / 2;
+                const double dw = w.scale(j, c / kQ8Group) / 2, dx = x.scales[i * x.groups + c / kQ8Group] / 2;
                 exact += xw * ww;
                 bound += std::fabs(xw) * dw + dx * std::fabs(ww) + dx * dw;
                 scale_of_sum += std::fabs(xw * ww);

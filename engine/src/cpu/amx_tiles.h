@@ -2,7 +2,8 @@
 // cpu_amx_attention_kernel.inc) on the tile registers, for the files that run them on the hardware
 // (cpu_matmul_amx.cpp, cpu_attention_amx.cpp); tests/engine/amx_emulation.h defines the same macros
 // on an emulation. Every tile is configured as 16 rows of 64 bytes (C: 16 fp32; A: 32 bf16; B: 16
-// pairs of bf16). Include inside no namespace; x86-64 only.
+// pairs of bf16); the int8 kernel's configuration is below. Include inside no namespace; x86-64
+// only.
 #pragma once
 
 #if defined(__x86_64__)
@@ -19,6 +20,12 @@
 #define CARBON_TILE_DOT(c, a, b) _tile_dpbf16ps(c, a, b)
 #define CARBON_TILE_CONFIGURE() ::carbon::cpu::detail::amx_tiles::load_config()
 #define CARBON_TILE_RELEASE() _tile_release()
+// The int8 kernel's (tdpbsud: signed A bytes, unsigned B bytes, int32 C).
+#define CARBON_TILE8_FN __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl,avx512vnni,fma,f16c")))
+#define CARBON_TILE8_CONFIGURE() ::carbon::cpu::detail::amx_tiles::load_config_int8()
+#define CARBON_TILE8_LOAD_A(t, ptr, stride) _tile_loadd(t, ptr, stride)
+#define CARBON_TILE8_LOAD_B(t, ptr) _tile_loadd(t, ptr, 64)
+#define CARBON_TILE8_DOT(c, a, b) _tile_dpbsud(c, a, b)
 
 namespace carbon::cpu::detail::amx_tiles {
 
@@ -36,6 +43,22 @@ CARBON_TILE_FN inline void load_config() {
         for (int t = 0; t < 8; ++t) {
             c.colsb[t] = 64;
             c.rows[t] = 16;
+        }
+        return c;
+    }();
+    CARBON_TILE_BARRIER();
+    _tile_loadconfig(&config);
+}
+
+// The int8 kernel's configuration (cpu_q8_amx_kernel.inc): C = tmm0..3 16 rows of 16 int32, A =
+// tmm4..5 16 rows of 32 int8 (one group of k), B = tmm6..7 8 rows of 64 bytes (four k of 16
+// outputs per row).
+CARBON_TILE8_FN inline void load_config_int8() {
+    static const TileConfig config = [] {
+        TileConfig c;
+        for (int t = 0; t < 8; ++t) {
+            c.colsb[t] = t == 4 || t == 5 ? 32 : 64;
+            c.rows[t] = t >= 6 ? 8 : 16;
         }
         return c;
     }();

@@ -100,7 +100,7 @@ public:
         std::ostringstream os;
         const cpu::Isa path = cpu::isa_for_dtype(isa_, w_.dtype);
         if (q8_kernel_) {
-            os << "CPU, " << pool_.size() << " threads, int8 weights (groups of 32, fp32 scales; quantised at load from "
+            os << "CPU, " << pool_.size() << " threads, int8 weights (groups of 32, fp16 scales; quantised at load from "
                << dtype_name(w_.dtype) << "), " << cpu::q8_kernel_name(*q8_kernel_) << " int8 kernels, int8 matmul inputs, "
                << cpu::isa_name(path) << " elsewhere, fp32 KV cache";
             return os.str();
@@ -198,7 +198,7 @@ private:
         size_t released = 0;
         auto quantize = [&](const TensorView* t) {
             if (q8_of_.count(t)) return;
-            q8_.push_back(std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, matrix(t))));
+            q8_.push_back(std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, matrix(t), t->name.c_str())));
             q8_of_[t] = q8_.back().get();
             archive.release_pages(*t);
             released += t->nbytes;
@@ -216,7 +216,7 @@ private:
             cpu::WeightMatrix head = lm;
             head.data = rows.data();
             head.rows = dna_rows_.size();
-            dna_head_q8_ = std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, head));
+            dna_head_q8_ = std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, head, w_.lm_head->name.c_str()));
             if (w_.lm_head != w_.embed) {  // (tied: the embedding reads it; a full-vocabulary head reads it back)
                 archive.release_pages(*w_.lm_head);
                 released += w_.lm_head->nbytes;
@@ -372,12 +372,14 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
             for (size_t r = r0; r < r1; ++r) cpu::rmsnorm(src + r * H, wt->data, wt->dtype, H, eps, dst + r * H, isa_);
         });
     };
+    // With int8 weights the activations are quantised once per input: q, k and v (and gate and up)
+    // read the same rows, so the second and third call pass `same_input`.
     auto linear = [&](const float* x, size_t m, size_t ldx, const TensorView* wt, const TensorView* bias, float* y,
-                      size_t ldy) {
+                      size_t ldy, bool same_input = false) {
         const cpu::WeightMatrix wm = weights(wt);
         if (q8_kernel_) {
-            cpu::quantize_rows_q8(x, m, ldx, wm.cols, q8_rows_);
-            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, *q8_of_.at(wt), nullptr, wm.rows, y, ldy);
+            if (!same_input) cpu::quantize_rows_q8(pool_, x, m, ldx, wm.cols, q8_rows_);
+            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, *q8_of_.at(wt), y, ldy);
         } else {
             cpu::matmul_wt(pool_, isa_, x, m, ldx, wm, nullptr, wm.rows, y, ldy);
         }
@@ -388,8 +390,8 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
         const LayerWeights& L = w_.layers[l];
         norm_rows(L.attn_norm, x_.data(), xn_.data(), T);
         linear(xn_.data(), T, H, L.wq, L.bq, q_.data(), qdim);
-        linear(xn_.data(), T, H, L.wk, L.bk, k_.data(), kvdim);
-        linear(xn_.data(), T, H, L.wv, L.bv, v_.data(), kvdim);
+        linear(xn_.data(), T, H, L.wk, L.bk, k_.data(), kvdim, true);
+        linear(xn_.data(), T, H, L.wv, L.bv, v_.data(), kvdim, true);
         // RoPE on q and k, then k and v into the cache.
         pool_.parallel_for(T, 4, [&](size_t r0, size_t r1, int) {
             for (size_t row = r0; row < r1; ++row) {
@@ -413,7 +415,7 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
 
         norm_rows(L.ffn_norm, x_.data(), xn_.data(), T);
         linear(xn_.data(), T, H, L.w_gate, L.b_gate, gate_.data(), F);
-        linear(xn_.data(), T, H, L.w_up, L.b_up, up_.data(), F);
+        linear(xn_.data(), T, H, L.w_up, L.b_up, up_.data(), F, true);
         pool_.parallel_for(T, 1, [&](size_t r0, size_t r1, int) {
             for (size_t r = r0; r < r1; ++r) cpu::silu_mul(gate_.data() + r * F, up_.data() + r * F, F, isa_);
         });
@@ -454,8 +456,8 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
         out.width = dna_rows_.size();
         out.logits.resize(rows.size() * out.width);
         if (dna_head_q8_) {
-            cpu::quantize_rows_q8(sel.data(), rows.size(), H, H, q8_rows_);
-            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, *dna_head_q8_, nullptr, out.width, out.logits.data(), out.width);
+            cpu::quantize_rows_q8(pool_, sel.data(), rows.size(), H, H, q8_rows_);
+            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, *dna_head_q8_, out.logits.data(), out.width);
         } else {
             lm.packed = dna_head_packed_;
             cpu::matmul_wt(pool_, isa_, sel.data(), rows.size(), H, lm, dna_rows_.data(), out.width, out.logits.data(), out.width);

@@ -24,7 +24,7 @@ namespace {
 struct Features {
     bool avx2 = false, fma = false, f16c = false;
     bool avx512f = false, avx512bw = false, avx512vl = false, avx512bf16 = false, avx512vnni = false;
-    bool amx_tile = false, amx_bf16 = false;
+    bool amx_tile = false, amx_bf16 = false, amx_int8 = false;
     bool os_avx = false, os_avx512 = false, os_amx = false;
     bool amx_granted = false;
 };
@@ -70,9 +70,10 @@ Features detect() {
         f.avx512vnni = c & (1u << 11);
         f.amx_bf16 = d & (1u << 22);
         f.amx_tile = d & (1u << 24);
+        f.amx_int8 = d & (1u << 25);
     }
     if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) f.avx512bf16 = a & (1u << 5);
-    if (f.amx_tile && f.amx_bf16 && f.os_amx) f.amx_granted = request_amx_permission();
+    if (f.amx_tile && (f.amx_bf16 || f.amx_int8) && f.os_amx) f.amx_granted = request_amx_permission();
 #endif
     return f;
 }
@@ -121,6 +122,8 @@ bool isa_supported(Isa isa) {
 }
 
 bool cpu_has_avx512_vnni() { return isa_supported(Isa::Avx512) && features().avx512vnni; }
+
+bool cpu_has_amx_int8() { return isa_supported(Isa::Avx512) && features().amx_int8 && features().amx_granted; }
 
 std::vector<Isa> all_isas() { return {Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx}; }
 
@@ -173,9 +176,11 @@ std::string cpu_flags_summary() {
     add(f.avx512f, "avx512f");
     add(f.avx512bw, "avx512bw");
     add(f.avx512vl, "avx512vl");
+    add(f.avx512vnni, "avx512_vnni");
     add(f.avx512bf16, "avx512_bf16");
     add(f.amx_tile, "amx_tile");
     add(f.amx_bf16, "amx_bf16");
+    add(f.amx_int8, "amx_int8");
     if (f.amx_tile && !f.amx_granted) s += " (tile state not granted by the OS)";
     return s.empty() ? "no vector extensions the engine uses" : s;
 }

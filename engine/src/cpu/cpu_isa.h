@@ -36,6 +36,9 @@ bool isa_supported(Isa isa);
 // AVX-512 (as the avx512 path needs it) with VNNI (vpdpbusd): the int8 weights' kernel.
 bool cpu_has_avx512_vnni();
 
+// AMX-INT8 tiles (tdpbssd) with AVX-512, the OS granting tile state: the int8 weights' prefill kernel.
+bool cpu_has_amx_int8();
+
 // Every path.
 std::vector<Isa> all_isas();
 

@@ -1,9 +1,11 @@
-// 8-bit weights: quantisation and the portable reference kernel (cpu_q8.h).
+// 8-bit weights: quantisation, packing, the portable reference kernel and the dispatch (cpu_q8.h).
 #include "cpu_q8.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "cpu_isa.h"
 
@@ -11,65 +13,115 @@ namespace carbon::cpu {
 
 namespace {
 
-// One group of n <= 32 values: its scale, and the values quantised into q (the rest of the 32
-// left as they are: zeros).
-float quantize_group(const float* v, size_t n, int8_t* q) {
+// A weight group's scale as fp16 bits: the fp16 at or above max|v| / 127, so no value quantises
+// past 127. Zero for an all-zero group; 0x7C00 (infinity) when the scale is beyond fp16.
+uint16_t weight_group_scale(const float* v, size_t n) {
     float amax = 0.f;
-    for (size_t t = 0; t < n; ++t) amax = std::max(amax, std::fabs(v[t]));
-    if (!(amax > 0.f) || !std::isfinite(amax)) {
-        // All zeros (or a non-finite value, which a checkpoint must not hold: the loader refuses
-        // such tensors; a zero group keeps it from spreading here).
-        for (size_t t = 0; t < n; ++t) q[t] = 0;
-        return 0.f;
-    }
-    const float scale = amax / 127.f, inv = 127.f / amax;
-    for (size_t t = 0; t < n; ++t) q[t] = int8_t(std::clamp(std::nearbyint(v[t] * inv), -127.f, 127.f));
-    return scale;
+    for (size_t t = 0; t < n; ++t) amax = std::isfinite(v[t]) ? std::max(amax, std::fabs(v[t])) : INFINITY;
+    if (!(amax > 0.f)) return 0;
+    if (!std::isfinite(amax)) return 0x7C00;
+    const float d = amax / 127.f;
+    uint16_t h = f32_to_f16(d);
+    if (h < 0x7C00 && f16_to_f32(h) < d) ++h;  // the next fp16 up (positive, so the next bits)
+    return std::min<uint16_t>(h, 0x7C00);
 }
+
+int8_t quantize_value(float v, float inv) { return int8_t(std::clamp(std::nearbyint(v * inv), -127.f, 127.f)); }
 
 }  // namespace
 
-Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w) {
+Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, const char* name) {
     Q8Matrix out;
     out.rows = w.rows;
     out.cols = w.cols;
     out.groups = q8_groups(w.cols);
-    out.q.assign(out.rows * out.groups * kQ8Group, 0);
-    out.scales.assign(out.rows * out.groups, 0.f);
-    pool.parallel_for(w.rows, 16, [&](size_t begin, size_t end, int) {
+    out.panels = (w.rows + kQ8Panel - 1) / kQ8Panel;
+    out.q.assign(out.panels * out.groups * kQ8BlockBytes, 128);
+    out.scales.assign(out.panels * out.groups * kQ8Panel, 0);
+    std::atomic<bool> too_large{false};
+    pool.parallel_for(out.panels, 1, [&](size_t begin, size_t end, int) {
         std::vector<float> row(w.cols);
-        for (size_t r = begin; r < end; ++r) {
-            for (size_t c = 0; c < w.cols; ++c) row[c] = load_as_f32(w.data, w.dtype, r * w.cols + c);
-            int8_t* q = out.q.data() + r * out.groups * kQ8Group;
-            float* s = out.scales.data() + r * out.groups;
-            for (size_t g = 0; g * kQ8Group < w.cols; ++g)
-                s[g] = quantize_group(row.data() + g * kQ8Group, std::min(kQ8Group, w.cols - g * kQ8Group), q + g * kQ8Group);
-        }
+        for (size_t p = begin; p < end; ++p)
+            for (size_t o = 0; o < kQ8Panel && p * kQ8Panel + o < w.rows; ++o) {
+                const size_t r = p * kQ8Panel + o;
+                for (size_t c = 0; c < w.cols; ++c) row[c] = load_as_f32(w.data, w.dtype, r * w.cols + c);
+                for (size_t g = 0; g < out.groups; ++g) {
+                    const size_t n = std::min(kQ8Group, w.cols - g * kQ8Group);
+                    const float* v = row.data() + g * kQ8Group;
+                    const uint16_t h = weight_group_scale(v, n);
+                    if (h >= 0x7C00) {
+                        too_large = true;
+                        continue;
+                    }
+                    const size_t b = p * out.groups + g;
+                    out.scales[b * kQ8Panel + o] = h;
+                    if (h == 0) continue;
+                    const float inv = 1.f / f16_to_f32(h);
+                    uint8_t* block = out.q.data() + b * kQ8BlockBytes;
+                    for (size_t t = 0; t < n; ++t) block[(t / 4) * 64 + o * 4 + t % 4] = uint8_t(quantize_value(v[t], inv) + 128);
+                }
+            }
     });
+    if (too_large)
+        throw Error(std::string("tensor ") + name + ": weights beyond what int8 with fp16 scales can hold (|w| over 65504 x 127, or not finite); load it with native weights");
     return out;
 }
 
-void quantize_rows_q8(const float* x, size_t m, size_t ldx, size_t k, Q8Rows& out) {
+namespace detail {
+
+void quantize_row_q8_portable(const float* x, size_t k, size_t groups, int8_t* q, size_t group_stride, int32_t* bias, float* scales) {
+    for (size_t g = 0; g < groups; ++g) {
+        const size_t n = std::min(kQ8Group, k - g * kQ8Group);
+        const float* v = x + g * kQ8Group;
+        float amax = 0.f;
+        bool finite = true;
+        for (size_t t = 0; t < n; ++t) {
+            finite = finite && std::isfinite(v[t]);
+            amax = std::max(amax, std::fabs(v[t]));
+        }
+        int8_t* qg = q + g * group_stride;
+        std::memset(qg, 0, kQ8Group);
+        const float inv = 127.f / amax;
+        int32_t sum = 0;
+        if (!finite) scales[g] = std::nanf("");
+        else if (!(amax > 0.f) || !std::isfinite(inv)) scales[g] = 0.f;
+        else {
+            scales[g] = amax / 127.f;
+            for (size_t t = 0; t < n; ++t) {
+                qg[t] = quantize_value(v[t], inv);
+                sum += qg[t];
+            }
+        }
+        bias[g] = -128 * sum;
+    }
+}
+
+}  // namespace detail
+
+void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Q8Rows& out) {
     out.m = m;
     out.k = k;
     out.groups = q8_groups(k);
-    const size_t width = out.groups * kQ8Group;
-    out.magnitude.assign(m * width, 0);
-    out.negative.assign(m * out.groups / 2, 0);
-    out.scales.assign(m * out.groups, 0.f);
-    int8_t q[kQ8Group];
-    for (size_t i = 0; i < m; ++i)
-        for (size_t g = 0; g * kQ8Group < k; ++g) {
-            std::memset(q, 0, sizeof q);
-            const size_t n = std::min(kQ8Group, k - g * kQ8Group);
-            out.scales[i * out.groups + g] = quantize_group(x + i * ldx + g * kQ8Group, n, q);
-            uint8_t* mag = out.magnitude.data() + i * width + g * kQ8Group;
-            uint64_t& neg = out.negative[i * out.groups / 2 + g / 2];
-            for (size_t t = 0; t < kQ8Group; ++t) {
-                mag[t] = uint8_t(q[t] < 0 ? -q[t] : q[t]);
-                if (q[t] < 0) neg |= uint64_t(1) << ((g % 2) * kQ8Group + t);
+    const size_t rows = (m + 15) / 16 * 16;
+    out.q.resize(rows * out.groups * kQ8Group);
+    out.bias.resize(rows * out.groups);
+    out.scales.resize(rows * out.groups);
+    std::fill(out.bias.begin() + m * out.groups, out.bias.end(), 0);
+    std::fill(out.scales.begin() + m * out.groups, out.scales.end(), 0.f);
+    const bool simd = isa_supported(Isa::Avx512);
+    pool.parallel_for(rows, 4, [&](size_t begin, size_t end, int) {
+        for (size_t i = begin; i < end; ++i) {
+            int8_t* q = out.q.data() + (out.group(i, 0) - out.q.data());
+            if (i >= m) {
+                for (size_t g = 0; g < out.groups; ++g) std::memset(q + g * kQ8RowsGroupStride, 0, kQ8Group);
+                continue;
             }
+            int32_t* b = out.bias.data() + i * out.groups;
+            float* s = out.scales.data() + i * out.groups;
+            if (!(simd && detail::quantize_row_q8_avx512(x + i * ldx, k, out.groups, q, kQ8RowsGroupStride, b, s)))
+                detail::quantize_row_q8_portable(x + i * ldx, k, out.groups, q, kQ8RowsGroupStride, b, s);
         }
+    });
 }
 
 const char* q8_kernel_name(Q8Kernel k) {
@@ -77,6 +129,7 @@ const char* q8_kernel_name(Q8Kernel k) {
         case Q8Kernel::Portable: return "portable";
         case Q8Kernel::Avx2: return "avx2";
         case Q8Kernel::Avx512Vnni: return "avx512-vnni";
+        case Q8Kernel::Amx: return "amx-int8";
     }
     return "?";
 }
@@ -86,54 +139,48 @@ bool q8_kernel_supported(Q8Kernel k) {
         case Q8Kernel::Portable: return true;
         case Q8Kernel::Avx2: return isa_supported(Isa::Avx2);
         case Q8Kernel::Avx512Vnni: return cpu_has_avx512_vnni();
+        case Q8Kernel::Amx: return cpu_has_amx_int8() && cpu_has_avx512_vnni();
     }
     return false;
 }
 
 Q8Kernel best_q8_kernel() {
-    if (q8_kernel_supported(Q8Kernel::Avx512Vnni)) return Q8Kernel::Avx512Vnni;
-    if (q8_kernel_supported(Q8Kernel::Avx2)) return Q8Kernel::Avx2;
+    for (Q8Kernel k : {Q8Kernel::Amx, Q8Kernel::Avx512Vnni, Q8Kernel::Avx2})
+        if (q8_kernel_supported(k)) return k;
     return Q8Kernel::Portable;
 }
 
 namespace {
 
 // The reference: the sum of cpu_q8.h written out, one output at a time.
-float q8_dot_reference(const Q8Rows& x, size_t i, const Q8Matrix& w, size_t r) {
-    const auto [mag, neg, xs, wq, ws] = detail::q8_operands(x, i, w, r);
-    float lanes[16] = {};
-    for (size_t g = 0; g < x.groups; ++g) {
-        const float s = xs[g] * ws[g];
-        for (size_t l = 0; l < 8; ++l) {
-            int32_t p = 0;
-            for (size_t t = 0; t < 4; ++t) {
-                const size_t e = g * kQ8Group + 4 * l + t;
-                const bool negative = (neg[g / 2] >> ((g % 2) * kQ8Group + 4 * l + t)) & 1;
-                p += int32_t(mag[e]) * (negative ? -int32_t(wq[e]) : int32_t(wq[e]));
+void matmul_q8_reference(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy) {
+    pool.parallel_for(w.rows, kQ8Panel, [&](size_t begin, size_t end, int) {
+        for (size_t j = begin; j < end; ++j)
+            for (size_t i = 0; i < x.m; ++i) {
+                float acc = 0.f;
+                for (size_t g = 0; g < x.groups; ++g) {
+                    const int8_t* xq = x.group(i, g);
+                    int32_t d = 0;  // (in the written order; the kernels' int32 sums are exact, so equal)
+                    for (size_t t = 0; t < kQ8Group; ++t) d += int32_t(xq[t]) * w.value(j, g * kQ8Group + t);
+                    acc = std::fma(float(d), x.scales[i * x.groups + g] * w.scale(j, g), acc);
+                }
+                y[i * ldy + j] = acc;
             }
-            float& lane = lanes[(g % 2) * 8 + l];
-            lane = std::fma(float(p), s, lane);
-        }
-    }
-    return detail::q8_reduce(lanes);
+    });
 }
 
 }  // namespace
 
-void matmul_q8(ThreadPool& pool, Q8Kernel kernel, const Q8Rows& x, const Q8Matrix& w, const int32_t* rows, size_t n, float* y,
-               size_t ldy) {
-    if (x.groups != w.groups) throw Error("matmul_q8: activations of " + std::to_string(x.k) + " columns for weights of " + std::to_string(w.cols));
+void matmul_q8(ThreadPool& pool, Q8Kernel kernel, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy) {
+    if (x.groups != w.groups)
+        throw Error("matmul_q8: activations of " + std::to_string(x.k) + " columns for weights of " + std::to_string(w.cols));
+    if (kernel == Q8Kernel::Amx && x.m < kQ8AmxMinRows) kernel = Q8Kernel::Avx512Vnni;
     switch (kernel) {
-        case Q8Kernel::Avx512Vnni: return detail::matmul_q8_avx512_vnni(pool, x, w, rows, n, y, ldy);
-        case Q8Kernel::Avx2: return detail::matmul_q8_avx2(pool, x, w, rows, n, y, ldy);
-        case Q8Kernel::Portable: break;
+        case Q8Kernel::Amx: return detail::matmul_q8_amx(pool, x, w, y, ldy);
+        case Q8Kernel::Avx512Vnni: return detail::matmul_q8_avx512_vnni(pool, x, w, y, ldy);
+        case Q8Kernel::Avx2: return detail::matmul_q8_avx2(pool, x, w, y, ldy);
+        case Q8Kernel::Portable: return matmul_q8_reference(pool, x, w, y, ldy);
     }
-    pool.parallel_for(n, 16, [&](size_t begin, size_t end, int) {
-        for (size_t j = begin; j < end; ++j) {
-            const size_t r = rows ? size_t(rows[j]) : j;
-            for (size_t i = 0; i < x.m; ++i) y[i * ldy + j] = q8_dot_reference(x, i, w, r);
-        }
-    });
 }
 
 }  // namespace carbon::cpu
