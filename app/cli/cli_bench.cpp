@@ -63,7 +63,7 @@ void write_report(const Args& a, const nlohmann::json& report) {
 
 const char* kBenchUsage = R"(usage: carbon-cli bench --model DIR [--workload forward|generate|score|speculative]
              [--batches 1,8] [--repeat N] [--seed S] [--json FILE] [--backend cpu|cuda|auto] [--threads N]
-             [--cpu-kernels auto|fp32|portable|avx2|avx512|avx512-bf16|amx] [--weights native|int8]
+             [--cpu-kernels auto|fp32|portable|avx2|avx512|avx512-bf16|amx] [--weights native|int8|q8_0]
              forward:     [--prompt-tokens N] [--decode-tokens N]
              generate:    [--mode fns,direct] [--length BP] [--temperature T]
              score:       [--window-bp BP]
@@ -223,7 +223,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
     if (be.name() == "cpu") {
         const int threads = mo.threads > 0 ? mo.threads : usable_cpus();
         const double bandwidth = measure_read_bandwidth(threads);
-        const double step_bytes = double(decode_weight_bytes(m->checkpoint().weights(), 4096, mo.weights == "int8" ? 34.0 / 32 : 0));
+        const double step_bytes = double(decode_weight_bytes(m->checkpoint().weights(), 4096, quantised_bytes_per_weight(mo.weights)));
         report["read_bandwidth_bytes_s"] = bandwidth;
         report["decode_step_weight_bytes"] = step_bytes;
         std::printf("read bandwidth %.1f GB/s with %d threads; a batch-1 decode step reads %.3f GB of weights: "

@@ -42,7 +42,7 @@ std::unique_ptr<Model> load_model_from_args(const Args& a, const std::string& di
     mo.backend = parse_backend_kind(a.get_or("backend", "auto"));
     mo.threads = int(a.integer("threads", 0, 0, 1024));
     mo.yarn_factor = a.get("yarn") ? a.number("yarn", 0, 1.0 + 1e-9, 64.0) : 0.0;
-    mo.weights = a.get_or("weights", "");  // the commands that offer --weights: native or int8
+    mo.weights = a.get_or("weights", "");  // the commands that offer --weights: native, int8 or q8_0
     auto m = Model::load(dir, mo);
     if (!m->notice().empty()) std::fprintf(stderr, "note: %s\n", m->notice().c_str());
     return m;

@@ -42,15 +42,17 @@ const char* kGenerateUsage = R"(usage: carbon-cli generate --model DIR (--length
              [--draft DIR [--draft-tokens K] [--draft-verify distribution|identical] [--no-auto-disable]]
              [--objective SPEC (--predictor FILE.json | --predictor NAME (with --project) | --activity-model DIR)
               [--keep K] [--plausibility W] [--batch N]]
-             [--project FILE [--construct NAME]] [--backend auto|cpu|cuda] [--threads N] [--weights native|int8] [--quiet]
+             [--project FILE [--construct NAME]] [--backend auto|cpu|cuda] [--threads N] [--weights native|int8|q8_0] [--quiet]
   Designs continue the left context base by base (FNS, the default) or 6-mer by 6-mer (direct),
   under the template's IUPAC letters and the constraints, ranked by how well design + right flank
   read. --out - writes to standard output. The design must fit the model's context with the tags;
   when the context and flank do not both fit, the flank keeps at most a quarter of the context and
   the left context its nearest bases, each trim with a note; --project stores what the model read.
-  --weights int8: the model's projections and DNA head quantised to int8 at load (groups of 32,
-  fp16 scales, the layout of GGUF Q8_0; activations quantised on the fly), on the CPU; half the
-  bytes of bf16 read per token. The run's backend description says which weights ran.
+  --weights int8: the model's projections and DNA head quantised to int8 at load, one scale per
+  output row, activations quantised per row on the fly; on the CPU, half the bytes of bf16 read
+  per token, prefill faster than bf16. q8_0: groups of 32 with fp16 scales (GGUF Q8_0's layout),
+  activations per group: closer to the stored weights' scores, prefill slower. The run's backend
+  description says which weights ran.
   --construct NAME: designs made in a construct stored in the --project (carbon-cli project
   construct): its upstream is the left context, its downstream the right flank, so the model reads
   what will surround each design and every constraint holds across both junctions; the run

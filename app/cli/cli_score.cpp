@@ -31,7 +31,7 @@ namespace {
 
 const char* kScoreUsage = R"(usage: carbon-cli score --model DIR --in FILE.fasta [--json] [--tracks OUT.tsv] [--tags T1,T2 [--free-tags]]
              [--window TOKENS] [--overlap TOKENS] [--yarn F] [--no-token-score] [--chunk TOKENS]
-             [--backend auto|cpu|cuda] [--threads N] [--weights native|int8] [--quiet] [--project FILE [--project-wait SECONDS]]
+             [--backend auto|cpu|cuda] [--threads N] [--weights native|int8|q8_0] [--quiet] [--project FILE [--project-wait SECONDS]]
   One row per record: name, length, bases_scored, base_mean_logp (FNS marginals, over A/C/G/T
   bases), token_mean_logp (full vocabulary, 6-mers and </dna>). --tracks writes per-base rows:
   name, pos (1-based), base, logp, p_A, p_C, p_G, p_T, entropy_bits. Records longer than the

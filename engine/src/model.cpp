@@ -75,7 +75,7 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const Model
     bo.threads = options.threads;
     bo.cpu_kernels = options.cpu_kernels;
     bo.weights = options.weights;
-    const bool int8 = options.weights == "int8";
+    const bool int8 = options.weights == "int8" || options.weights == "q8_0";
     if (int8 && options.backend == BackendKind::Cuda)
         throw Error("int8 weights run on the CPU backend for now: give --backend cpu (or auto), or native weights on the GPU");
     if (options.backend != BackendKind::Cpu && !int8) m->backend_ = m->start_gpu(options, bo);

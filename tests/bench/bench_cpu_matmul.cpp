@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     cpu::detail::Bf16Rows xb;  // the amx rows' rounded activations
     std::printf("CPU flags: %s; %d threads; carbon-%s projection shapes, bf16 weights\n", cpu::cpu_flags_summary().c_str(),
                 pool.size(), shape.c_str());
-    std::printf("%-18s %-8s %6s %10s %10s %10s\n", "path", "matrix", "rows", "ms", "GFLOP/s", "weights GB/s");
+    std::printf("%-26s %-8s %6s %10s %10s %10s\n", "path", "matrix", "rows", "ms", "GFLOP/s", "weights GB/s");
     std::mt19937 rng(1);
     std::normal_distribution<float> nd(0.f, 1.f);
     for (const Shape& s : shapes) {
@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
         const cpu::PackedWeights packed = cpu::pack_weights(pool, wm, nullptr, s.n, "the bench matrix");
         cpu::WeightMatrix wp = wm;
         wp.packed = packed.data();
-        const cpu::Q8Matrix q8 = cpu::quantize_q8(pool, wm, "the bench matrix");
+        const cpu::Q8Matrix q8s_[2] = {cpu::quantize_q8(pool, wm, cpu::Q8Scheme::Rows, "the bench matrix"),
+                                        cpu::quantize_q8(pool, wm, cpu::Q8Scheme::Groups, "the bench matrix")};
         cpu::Q8Rows xq;
         for (size_t m : {size_t(1), size_t(8), size_t(65), size_t(520)}) {
             std::vector<float> x(m * s.k), y(m * s.n);
@@ -115,19 +116,20 @@ int main(int argc, char** argv) {
                     const std::string name = isa == cpu::Isa::Amx
                                                  ? std::string("amx ") + cpu::detail::amx_kernel_name(amx)
                                                  : std::string(cpu::isa_name(isa)) + (pack ? " packed" : "");
-                    std::printf("%-18s %-8s %6zu %10.3f %10.1f %10.1f\n", name.c_str(), s.name, m, best * 1e3,
+                    std::printf("%-26s %-8s %6zu %10.3f %10.1f %10.1f\n", name.c_str(), s.name, m, best * 1e3,
                                 2.0 * double(m * s.n * s.k) / best / 1e9, double(w.size() * 2) / best / 1e9);
                 }
-            for (cpu::Q8Kernel kernel : q8s) {
+            for (cpu::Q8Kernel kernel : q8s)
+              for (const cpu::Q8Matrix& q8 : q8s_) {
                 double best = 1e30;
                 for (int r = 0; r < repeat; ++r) {
                     const auto t0 = std::chrono::steady_clock::now();
-                    cpu::quantize_rows_q8(pool, x.data(), m, s.k, s.k, xq);
+                    cpu::quantize_rows_q8(pool, x.data(), m, s.k, s.k, q8.scheme, xq);
                     cpu::matmul_q8(pool, kernel, xq, q8, y.data(), s.n);
                     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
                 }
-                const std::string name = std::string("int8 ") + cpu::q8_kernel_name(kernel == cpu::Q8Kernel::Amx && m < cpu::kQ8AmxMinRows ? cpu::Q8Kernel::Avx512Vnni : kernel);
-                std::printf("%-18s %-8s %6zu %10.3f %10.1f %10.1f\n", name.c_str(), s.name, m, best * 1e3,
+                const std::string name = std::string("int8 ") + cpu::q8_scheme_name(q8.scheme) + " " + cpu::q8_kernel_name(kernel == cpu::Q8Kernel::Amx && m < cpu::kQ8AmxMinRows ? cpu::Q8Kernel::Avx512Vnni : kernel);
+                std::printf("%-26s %-8s %6zu %10.3f %10.1f %10.1f\n", name.c_str(), s.name, m, best * 1e3,
                             2.0 * double(m * s.n * s.k) / best / 1e9, double(q8.bytes()) / best / 1e9);
             }
         }

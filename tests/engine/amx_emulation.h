@@ -116,8 +116,22 @@ inline void dot_su8(int c, int a, int b) {
     }
 }
 
+// The rows scheme's tdpbsud on 16 x 64-byte tiles (load_config_int8_full): 64 products per C element.
+inline void dot_su8_64(int c, int a, int b) {
+    Tiles& s = use();
+    for (int m = 0; m < 16; ++m) {
+        int32_t row[16];
+        std::memcpy(row, s.t[c][m], 64);
+        for (int n = 0; n < 16; ++n)
+            for (int k = 0; k < 64; ++k) row[n] += int32_t(int8_t(s.t[a][m][k])) * int32_t(s.t[b][k / 4][4 * n + k % 4]);
+        std::memcpy(s.t[c][m], row, 64);
+    }
+}
+
 }  // namespace amx_emulation
 
+#define CARBON_TILE8_CONFIGURE_FULL() amx_emulation::configure()
+#define CARBON_TILE8_DOT64(c, a, b) amx_emulation::dot_su8_64(c, a, b)
 #define CARBON_TILE8_FN
 #define CARBON_TILE8_CONFIGURE() amx_emulation::configure()
 #define CARBON_TILE8_LOAD_A(t, ptr, stride) amx_emulation::load_a8(t, ptr, stride)

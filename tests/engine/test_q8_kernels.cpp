@@ -36,7 +36,16 @@ struct Q8AmxAcc {
     }
 };
 #include "cpu/cpu_q8_amx_kernel.inc"
-void matmul_q8_amx_emulated(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy) { run_q8_amx(pool, x, w, y, ldy); }
+inline void q8_rows_finish(const int32_t (*c)[16], const int32_t* bias, const float* xs, const float* ws, float* y, size_t ldy, size_t rows,
+                           size_t cols) {
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t l = 0; l < cols; ++l) y[r * ldy + l] = float(c[r][l] + bias[r]) * (xs[r] * ws[l]);
+}
+#include "cpu/cpu_q8_amx_rows_kernel.inc"
+void matmul_q8_amx_emulated(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy) {
+    if (w.scheme == Q8Scheme::Rows) run_q8_amx_rows(pool, x, w, y, ldy);
+    else run_q8_amx(pool, x, w, y, ldy);
+}
 }  // namespace carbon::cpu::detail
 
 namespace {
@@ -67,6 +76,8 @@ std::vector<Q8Kernel> kernels_here() {
     return out;
 }
 
+constexpr Q8Scheme kSchemes[] = {Q8Scheme::Rows, Q8Scheme::Groups};
+
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
@@ -86,8 +97,10 @@ TEST(quantisation_is_within_half_a_step) {
                 w.data = half.data();
                 w.dtype = dt;
             }
-            const Q8Matrix q = quantize_q8(pool, w, "test.weight");
-            CHECK_EQ(q.groups, (cols + 31) / 32);
+          for (Q8Scheme sc : kSchemes) {
+            const Q8Matrix q = quantize_q8(pool, w, sc, "test.weight");
+            CHECK_EQ(q.groups, q8_groups(cols, sc));
+            CHECK_EQ(q.groups, sc == Q8Scheme::Rows ? ((cols + 31) / 32 + 1) / 2 * 2 : (cols + 31) / 32);
             CHECK_EQ(q.panels, size_t(1));
             for (size_t r = 0; r < 16; ++r)
                 for (size_t c = 0; c < q.groups * kQ8Group; ++c) {
@@ -101,14 +114,18 @@ TEST(quantisation_is_within_half_a_step) {
                     CHECK(std::abs(q.value(r, c)) <= 127);
                 }
             for (size_t r = 0; r < 7; ++r)
-                for (size_t g = 0; g < q.groups; ++g) {
+                for (size_t g = 0; g * 32 < cols; ++g) {
                     float amax = 0;
-                    for (size_t c = g * 32; c < std::min(cols, g * 32 + 32); ++c) amax = std::max(amax, std::fabs(load_as_f32(w.data, w.dtype, r * cols + c)));
-                    CHECK(q.scale(r, g) >= amax / 127.f);  // no value quantises past 127
-                    CHECK(q.scale(r, g) <= amax / 127.f * 1.001f);  // the fp16 just above
+                    const size_t c0 = sc == Q8Scheme::Rows ? 0 : g * 32, c1 = sc == Q8Scheme::Rows ? cols : std::min(cols, g * 32 + 32);
+                    for (size_t c = c0; c < c1; ++c) amax = std::max(amax, std::fabs(load_as_f32(w.data, w.dtype, r * cols + c)));
+                    CHECK(q.scale(r, g) >= amax / 127.f * (1 - 1e-7f));  // no value quantises past 127
+                    CHECK(q.scale(r, g) <= amax / 127.f * 1.001f);  // (fp16 groups: the fp16 just above)
                 }
-            for (size_t c = 0; c < std::min<size_t>(cols, 32); ++c) CHECK_EQ(q.value(2, c), 0);
-            CHECK_EQ(q.scale(2, 0), 0.f);
+            if (sc == Q8Scheme::Groups) {
+                for (size_t c = 0; c < std::min<size_t>(cols, 32); ++c) CHECK_EQ(q.value(2, c), 0);
+                CHECK_EQ(q.scale(2, 0), 0.f);
+            }
+          }
         }
     }
 }
@@ -119,26 +136,28 @@ TEST(every_kernel_gives_the_reference_bits) {
     size_t compared = 0;
     for (size_t k : {1, 31, 32, 33, 63, 64, 65, 100, 257, 1000})
         for (size_t n : {1, 15, 17, 40}) {
+          for (Q8Scheme sc : kSchemes) {
             const std::vector<float> wv = random_values(n * k, uint32_t(k * 131 + n), 0.05f);
-            const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), "test.weight");
+            const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), sc, "test.weight");
             for (size_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 33}) {
                 std::vector<float> xv = random_values(m * (k + 3), uint32_t(k + 7 * m), 2.f);
                 for (size_t c = 0; c < k; c += 7) xv[c] = 0.f;  // zeros in the first row
                 Q8Rows x;
-                quantize_rows_q8(pool, xv.data(), m, k + 3, k, x);
+                quantize_rows_q8(pool, xv.data(), m, k + 3, k, sc, x);
                 std::vector<float> ref(m * (n + 2), -1.f);
                 matmul_q8(pool, Q8Kernel::Portable, x, w, ref.data(), n + 2);  // (y wider than n: columns past n untouched)
                 for (size_t i = 0; i < m; ++i) CHECK(ref[i * (n + 2) + n] == -1.f && ref[i * (n + 2) + n + 1] == -1.f);
                 for (Q8Kernel kernel : kernels) {
                     std::vector<float> y(m * (n + 2), -1.f);
                     matmul_q8(pool, kernel, x, w, y.data(), n + 2);
-                    if (!same_bits(y, ref)) std::printf("FAIL %s k=%zu n=%zu m=%zu\n", q8_kernel_name(kernel), k, n, m);
+                    if (!same_bits(y, ref)) std::printf("FAIL %s %s k=%zu n=%zu m=%zu\n", q8_scheme_name(sc), q8_kernel_name(kernel), k, n, m);
                     CHECK(same_bits(y, ref));
                     ++compared;
                 }
             }
+          }
         }
-    CHECK(compared >= 480);
+    CHECK(compared >= 960);
 }
 
 TEST(the_amx_int8_kernel_on_the_tile_emulation_gives_the_reference_bits) {
@@ -147,22 +166,23 @@ TEST(the_amx_int8_kernel_on_the_tile_emulation_gives_the_reference_bits) {
     ThreadPool pool(2);
     const size_t misuse0 = detail::amx_emulation::misuse();
     size_t compared = 0;
-    for (size_t k : {1, 33, 64, 100})
+    for (size_t k : {1, 33, 64, 100, 130})
         for (size_t n : {1, 17, 40, 50})
-            for (size_t m : {1, 15, 16, 17, 33, 40}) {
+            for (size_t m : {1, 15, 16, 17, 33, 40})
+              for (Q8Scheme sc : kSchemes) {
                 const std::vector<float> wv = random_values(n * k, uint32_t(k * 17 + n), 0.05f);
-                const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), "test.weight");
+                const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), sc, "test.weight");
                 const std::vector<float> xv = random_values(m * k, uint32_t(k + 3 * m + n), 1.5f);
                 Q8Rows x;
-                quantize_rows_q8(pool, xv.data(), m, k, k, x);
+                quantize_rows_q8(pool, xv.data(), m, k, k, sc, x);
                 std::vector<float> ref(m * n, -1.f), y(m * n, -2.f);
                 matmul_q8(pool, Q8Kernel::Portable, x, w, ref.data(), n);
                 detail::matmul_q8_amx_emulated(pool, x, w, y.data(), n);
-                if (!same_bits(y, ref)) std::printf("FAIL amx emulation k=%zu n=%zu m=%zu\n", k, n, m);
+                if (!same_bits(y, ref)) std::printf("FAIL amx emulation %s k=%zu n=%zu m=%zu\n", q8_scheme_name(sc), k, n, m);
                 CHECK(same_bits(y, ref));
                 ++compared;
             }
-    CHECK_EQ(compared, size_t(96));
+    CHECK_EQ(compared, size_t(240));
     CHECK_EQ(size_t(detail::amx_emulation::misuse()), misuse0);
 }
 
@@ -178,28 +198,36 @@ TEST(the_avx512_quantisation_of_activations_is_the_portable_one) {
             for (size_t c = 32; c < 64; ++c) v[c] = 1e-39f * float(c % 3);  // subnormal: 127 / max is infinite, a zero group
             v[70] = 1e30f;
         }
-        const size_t groups = q8_groups(k);
+      for (Q8Scheme sc : kSchemes) {
+        const size_t groups = q8_groups(k, sc);
         std::vector<int8_t> q1(groups * 32), q2(groups * 32);
         std::vector<int32_t> b1(groups), b2(groups);
         std::vector<float> s1(groups), s2(groups);
-        detail::quantize_row_q8_portable(v.data(), k, groups, q1.data(), 32, b1.data(), s1.data());
-        CHECK(detail::quantize_row_q8_avx512(v.data(), k, groups, q2.data(), 32, b2.data(), s2.data()));
+        detail::quantize_row_q8_portable(v.data(), k, groups, sc, {q1.data(), 1, 32, b1.data(), s1.data()});
+        CHECK(detail::quantize_row_q8_avx512(v.data(), k, groups, sc, {q2.data(), 1, 32, b2.data(), s2.data()}));
         CHECK(q1 == q2);
         CHECK(b1 == b2);
         CHECK(std::memcmp(s1.data(), s2.data(), groups * sizeof(float)) == 0);
-        if (k > 40) CHECK_EQ(s1[1], 0.f);
+        if (k > 40 && sc == Q8Scheme::Groups) CHECK_EQ(s1[1], 0.f);
+        if (sc == Q8Scheme::Rows) {
+            int32_t sum = 0;
+            for (int8_t q : q1) sum += q;
+            CHECK_EQ(b1[0], -128 * sum);
+        }
+      }
     }
 }
 
 TEST(a_nan_activation_shows_in_its_own_row_only) {
     ThreadPool pool(2);
     const size_t k = 96, n = 20, m = 18;
-    const Q8Matrix w = quantize_q8(pool, f32_matrix(random_values(n * k, 12, 0.05f), n, k), "test.weight");
     std::vector<float> xv = random_values(m * k, 13);
     xv[5 * k + 40] = std::nanf("");
-    Q8Rows x;
-    quantize_rows_q8(pool, xv.data(), m, k, k, x);
+    for (Q8Scheme sc : kSchemes)
     for (Q8Kernel kernel : kernels_here()) {
+        const Q8Matrix w = quantize_q8(pool, f32_matrix(random_values(n * k, 12, 0.05f), n, k), sc, "test.weight");
+        Q8Rows x;
+        quantize_rows_q8(pool, xv.data(), m, k, k, sc, x);
         std::vector<float> y(m * n);
         matmul_q8(pool, kernel, x, w, y.data(), n);
         for (size_t i = 0; i < m; ++i)
@@ -212,26 +240,36 @@ TEST(weights_beyond_fp16_scales_are_refused_by_name) {
     std::vector<float> v(64, 0.5f);
     v[40] = 1e8f;
     try {
-        (void)quantize_q8(pool, f32_matrix(v, 2, 32), "model.layers.3.mlp.down_proj.weight");
+        (void)quantize_q8(pool, f32_matrix(v, 2, 32), Q8Scheme::Groups, "model.layers.3.mlp.down_proj.weight");
         CHECK(false);
     } catch (const Error& e) {
         CHECK(std::string(e.what()).find("model.layers.3.mlp.down_proj.weight") != std::string::npos);
+    }
+    v[40] = INFINITY;  // not finite: refused under either scheme
+    for (Q8Scheme sc : kSchemes) {
+        try {
+            (void)quantize_q8(pool, f32_matrix(v, 2, 32), sc, "model.layers.0.self_attn.q_proj.weight");
+            CHECK(false);
+        } catch (const Error& e) {
+            CHECK(std::string(e.what()).find("model.layers.0.self_attn.q_proj.weight") != std::string::npos);
+        }
     }
 }
 
 TEST(a_row_gives_the_same_bits_alone_and_in_any_batch) {
     ThreadPool pool(2), one(1);
     const size_t k = 200, n = 33, m = 40;
-    const Q8Matrix w = quantize_q8(pool, f32_matrix(random_values(n * k, 8, 0.05f), n, k), "test.weight");
     const std::vector<float> xv = random_values(m * k, 9);
+    for (Q8Scheme sc : kSchemes)
     for (Q8Kernel kernel : kernels_here()) {
+        const Q8Matrix w = quantize_q8(pool, f32_matrix(random_values(n * k, 8, 0.05f), n, k), sc, "test.weight");
         Q8Rows batch;
-        quantize_rows_q8(pool, xv.data(), m, k, k, batch);
+        quantize_rows_q8(pool, xv.data(), m, k, k, sc, batch);
         std::vector<float> yb(m * n);
         matmul_q8(pool, kernel, batch, w, yb.data(), n);
         for (size_t i = 0; i < m; ++i) {
             Q8Rows alone;
-            quantize_rows_q8(one, xv.data() + i * k, 1, k, k, alone);
+            quantize_rows_q8(one, xv.data() + i * k, 1, k, k, sc, alone);
             std::vector<float> ya(n);
             matmul_q8(one, kernel, alone, w, ya.data(), n);  // one thread: another split of the work
             CHECK(std::memcmp(ya.data(), yb.data() + i * n, n * sizeof(float)) == 0);
@@ -241,33 +279,35 @@ TEST(a_row_gives_the_same_bits_alone_and_in_any_batch) {
 
 TEST(the_product_is_within_the_quantisation_bound) {
     // |q8 - fp32| <= sum over k of (|x| |dw| + |dx| |w| + |dx| |dw|) with |dw| <= w_scale / 2 and
-    // |dx| <= x_scale / 2 per group, plus fp32 rounding; and in practice far inside it.
+    // |dx| <= x_scale / 2 (per group or row), plus fp32 rounding; and in practice far inside it.
     ThreadPool pool(2);
     const size_t k = 1024, n = 64, m = 4;
     const std::vector<float> wv = random_values(n * k, 10, 0.03f);
     const std::vector<float> xv = random_values(m * k, 11, 1.5f);
-    const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), "test.weight");
-    Q8Rows x;
-    quantize_rows_q8(pool, xv.data(), m, k, k, x);
-    std::vector<float> y(m * n);
-    matmul_q8(pool, best_q8_kernel(), x, w, y.data(), n);
-    double worst_ratio = 0;
-    for (size_t i = 0; i < m; ++i)
-        for (size_t j = 0; j < n; ++j) {
-            double exact = 0, bound = 0, scale_of_sum = 0;
-            for (size_t c = 0; c < k; ++c) {
-                const double xw = xv[i * k + c], ww = wv[j * k + c];
-                const double dw = w.scale(j, c / kQ8Group) / 2, dx = x.scales[i * x.groups + c / kQ8Group] / 2;
-                exact += xw * ww;
-                bound += std::fabs(xw) * dw + dx * std::fabs(ww) + dx * dw;
-                scale_of_sum += std::fabs(xw * ww);
+    for (Q8Scheme sc : kSchemes) {
+        const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), sc, "test.weight");
+        Q8Rows x;
+        quantize_rows_q8(pool, xv.data(), m, k, k, sc, x);
+        std::vector<float> y(m * n);
+        matmul_q8(pool, best_q8_kernel(), x, w, y.data(), n);
+        double worst_ratio = 0;
+        for (size_t i = 0; i < m; ++i)
+            for (size_t j = 0; j < n; ++j) {
+                double exact = 0, bound = 0, scale_of_sum = 0;
+                for (size_t c = 0; c < k; ++c) {
+                    const double xw = xv[i * k + c], ww = wv[j * k + c];
+                    const double dw = w.scale(j, c / kQ8Group) / 2, dx = x.scales[x.scale_index(i, c / kQ8Group)] / 2;
+                    exact += xw * ww;
+                    bound += std::fabs(xw) * dw + dx * std::fabs(ww) + dx * dw;
+                    scale_of_sum += std::fabs(xw * ww);
+                }
+                const double err = std::fabs(double(y[i * n + j]) - exact);
+                CHECK(err <= bound + 1e-5 * scale_of_sum);
+                worst_ratio = std::max(worst_ratio, err / scale_of_sum);
             }
-            const double err = std::fabs(double(y[i * n + j]) - exact);
-            CHECK(err <= bound + 1e-5 * scale_of_sum);
-            worst_ratio = std::max(worst_ratio, err / scale_of_sum);
-        }
-    std::printf("int8 x int8 against the fp64 product: worst |error| / sum|x w| = %.3g (k = %zu)\n", worst_ratio, k);
-    CHECK(worst_ratio < 0.02);
+        std::printf("int8 x int8 (%s) against the fp64 product: worst |error| / sum|x w| = %.3g (k = %zu)\n", q8_scheme_name(sc), worst_ratio, k);
+        CHECK(worst_ratio < 0.02);
+    }
 }
 
 int main() { return check::run_all(); }

@@ -259,9 +259,9 @@ private slots:
         delete worker;
     }
 
-    // The weights, per folder (issue 34): choosing 8-bit for the loaded folder reloads it with int8
-    // weights, which its description (what the panel shows and every stored run records) says; the
-    // choice is remembered for that folder only.
+    // The weights, per folder (issue 34): choosing 8-bit (fastest, then finest) for the loaded folder
+    // reloads it with those weights, which its description (what the panel shows and every stored
+    // run records) says; the choice is remembered for that folder only.
     void weightsAreChosenPerFolderAndTheLoadedModelSaysWhich() {
         MainWindow w;
         QVERIFY(ui_test::loadModel(w, tiny_));
@@ -278,12 +278,18 @@ private slots:
         emit panel->weightsCombo()->activated(panel->weightsCombo()->currentIndex());
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 && w.models()->isReady(), 60000);
         QVERIFY2(w.models()->backend().contains(QStringLiteral("int8 weights")), qPrintable(w.models()->backend()));
+        QVERIFY2(w.models()->backend().contains(QStringLiteral("one scale per output row")), qPrintable(w.models()->backend()));
         QCOMPARE(ModelPanel::weightsFor(tiny_), QStringLiteral("int8"));
         QCOMPARE(ModelPanel::weightsFor(tiny_ + QStringLiteral("-other")), QStringLiteral("native"));
-        // Back to the stored weights.
-        panel->weightsCombo()->setCurrentIndex(panel->weightsCombo()->findData(QStringLiteral("native")));
+        // The finer Q8_0 scheme, then back to the stored weights.
+        panel->weightsCombo()->setCurrentIndex(panel->weightsCombo()->findData(QStringLiteral("q8_0")));
         emit panel->weightsCombo()->activated(panel->weightsCombo()->currentIndex());
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 2 && w.models()->isReady(), 60000);
+        QVERIFY2(w.models()->backend().contains(QStringLiteral("groups of 32")), qPrintable(w.models()->backend()));
+        QCOMPARE(ModelPanel::weightsFor(tiny_), QStringLiteral("q8_0"));
+        panel->weightsCombo()->setCurrentIndex(panel->weightsCombo()->findData(QStringLiteral("native")));
+        emit panel->weightsCombo()->activated(panel->weightsCombo()->currentIndex());
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 3 && w.models()->isReady(), 60000);
         QVERIFY(!w.models()->backend().contains(QStringLiteral("int8")));
     }
 

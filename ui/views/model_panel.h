@@ -31,7 +31,7 @@ public:
     QTreeWidget* folderList() const { return list_; }
     // "auto", "cpu" or "cuda": where loads run (remembered in QSettings, models/backend).
     QString backendChoice() const;
-    // "native" or "int8": the weights a folder is loaded with, remembered per folder (QSettings
+    // "native", "int8" or "q8_0": the weights a folder is loaded with, remembered per folder (QSettings
     // models/weights); the choice shown is the selected folder's.
     static QString weightsFor(const QString& dir);
     QComboBox* weightsCombo() const { return weights_; }

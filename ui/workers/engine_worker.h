@@ -79,7 +79,7 @@ public slots:
     // Where the next loads run: "auto" (the GPU when usable, else the CPU, with the reason in the
     // summary's notice), "cpu" or "cuda" (refused with the reason when there is no usable GPU).
     void setBackend(const QString& kind);
-    // `weights`: "" / "native" as stored, "int8" (ModelOptions::weights).
+    // `weights`: "" / "native" as stored, "int8" or "q8_0" (ModelOptions::weights).
     void loadModel(const QString& dir, const QString& weights = {});
     // The draft model for speculative decoding (Carbon-500M for the 3B / 8B): refused with the
     // engine's message when its DNA token ids differ from the target's.

@@ -49,8 +49,10 @@ struct BackendOptions {
     // avx512, avx512-bf16, amx (cpu_isa.h).
     std::string cpu_kernels;
     // The weights as the backend holds them: "" or "native" as the checkpoint stores them; "int8":
-    // the projections and the DNA head quantised at load (cpu/cpu_q8.h: int8 in groups of 32 with
-    // fp32 scales, activations quantised on the fly), the CPU backend only for now.
+    // the projections and the DNA head quantised at load with one scale per output row, the
+    // activations per row (cpu/cpu_q8.h, the rows scheme: the fastest); "q8_0": in groups of 32
+    // with fp16 scales, the activations per group (GGUF Q8_0's layout, the groups scheme: the
+    // closest to the stored weights). The CPU backend only for now.
     std::string weights;
 };
 

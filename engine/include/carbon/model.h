@@ -20,7 +20,7 @@ struct ModelOptions {
     BackendKind backend = BackendKind::Auto;
     int threads = 0;  // CPU threads; <= 0: all cores
     std::string cpu_kernels;  // BackendOptions::cpu_kernels
-    std::string weights;      // BackendOptions::weights ("" / "native", "int8": the CPU runs the model)
+    std::string weights;      // BackendOptions::weights ("" / "native", "int8", "q8_0": the CPU runs the last two)
     double yarn_factor = 0;  // > 1: extend the context with YaRN (Checkpoint::extend_context_yarn)
     bool self_check = true;  // run (or reuse the cached verdict of) the GPU self-check before using a GPU
 };

@@ -26,6 +26,8 @@
 #define CARBON_TILE8_LOAD_A(t, ptr, stride) _tile_loadd(t, ptr, stride)
 #define CARBON_TILE8_LOAD_B(t, ptr) _tile_loadd(t, ptr, 64)
 #define CARBON_TILE8_DOT(c, a, b) _tile_dpbsud(c, a, b)
+#define CARBON_TILE8_CONFIGURE_FULL() ::carbon::cpu::detail::amx_tiles::load_config_int8_full()
+#define CARBON_TILE8_DOT64(c, a, b) _tile_dpbsud(c, a, b)
 
 namespace carbon::cpu::detail::amx_tiles {
 
@@ -59,6 +61,20 @@ CARBON_TILE8_FN inline void load_config_int8() {
         for (int t = 0; t < 8; ++t) {
             c.colsb[t] = t == 4 || t == 5 ? 32 : 64;
             c.rows[t] = t >= 6 ? 8 : 16;
+        }
+        return c;
+    }();
+    CARBON_TILE_BARRIER();
+    _tile_loadconfig(&config);
+}
+
+// The int8 rows scheme's (cpu_q8_amx_rows_kernel.inc): every tile 16 rows of 64 bytes.
+CARBON_TILE8_FN inline void load_config_int8_full() {
+    static const TileConfig config = [] {
+        TileConfig c;
+        for (int t = 0; t < 8; ++t) {
+            c.colsb[t] = 64;
+            c.rows[t] = 16;
         }
         return c;
     }();

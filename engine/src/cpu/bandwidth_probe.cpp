@@ -101,4 +101,8 @@ size_t decode_weight_bytes(const ModelWeights& w, size_t dna_rows, double quanti
     return total + dna_rows * row_bytes + embed_row;
 }
 
+double quantised_bytes_per_weight(const std::string& weights) {
+    return weights == "int8" ? 1.0 : weights == "q8_0" ? 34.0 / 32 : 0.0;
+}
+
 }  // namespace carbon

@@ -58,9 +58,14 @@ public:
         : cfg_(ckpt.config()), w_(ckpt.weights()), dna_rows_(std::move(dna_rows)),
           threads_note_(threads_note(opt.threads)), pool_(std::min(opt.threads, usable_cpus())),
           isa_(cpu::choose_isa(opt.cpu_kernels)) {
-        if (opt.weights == "int8") q8_kernel_ = cpu::best_q8_kernel();
-        else if (!opt.weights.empty() && opt.weights != "native")
-            throw Error("weights '" + opt.weights + "': expected native (as the checkpoint stores them) or int8");
+        if (opt.weights == "int8" || opt.weights == "q8_0") {
+            q8_kernel_ = cpu::best_q8_kernel();
+            q8_scheme_ = opt.weights == "int8" ? cpu::Q8Scheme::Rows : cpu::Q8Scheme::Groups;
+        } else if (!opt.weights.empty() && opt.weights != "native") {
+            throw Error("weights '" + opt.weights +
+                        "': expected native (as the checkpoint stores them), int8 (one scale per row, the fastest) or q8_0 (groups of 32, the "
+                        "closest to the stored weights)");
+        }
         if (cfg_.partial_rotary_factor != 1.0)
             throw Error(cfg_.path.string() + ": partial_rotary_factor " + std::to_string(cfg_.partial_rotary_factor) +
                         " is not supported by the Llama network (transformers' LlamaAttention rotates the whole head)");
@@ -100,8 +105,11 @@ public:
         std::ostringstream os;
         const cpu::Isa path = cpu::isa_for_dtype(isa_, w_.dtype);
         if (q8_kernel_) {
-            os << "CPU, " << pool_.size() << " threads, int8 weights (groups of 32, fp16 scales; quantised at load from "
-               << dtype_name(w_.dtype) << "), " << cpu::q8_kernel_name(*q8_kernel_) << " int8 kernels, int8 matmul inputs, "
+            os << "CPU, " << pool_.size() << " threads, int8 weights ("
+               << (q8_scheme_ == cpu::Q8Scheme::Rows ? "one scale per output row, activations per row"
+                                                     : "groups of 32 with fp16 scales, activations per group")
+               << "; quantised at load from " << dtype_name(w_.dtype) << "), " << cpu::q8_kernel_name(*q8_kernel_)
+               << " int8 kernels, int8 matmul inputs, "
                << cpu::isa_name(path) << " elsewhere, fp32 KV cache";
             return os.str();
         }
@@ -196,15 +204,15 @@ private:
     // and a full-vocabulary head stay as stored.
     void quantize_weights(const SafetensorsArchive& archive) {
         size_t released = 0;
-        auto quantize = [&](const TensorView* t) {
+        auto quantize = [&](const TensorView* t, cpu::Q8Scheme scheme) {
             if (q8_of_.count(t)) return;
-            q8_.push_back(std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, matrix(t), t->name.c_str())));
+            q8_.push_back(std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, matrix(t), scheme, t->name.c_str())));
             q8_of_[t] = q8_.back().get();
             archive.release_pages(*t);
             released += t->nbytes;
         };
         for (const LayerWeights& L : w_.layers)
-            for (const TensorView* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) quantize(t);
+            for (const TensorView* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) quantize(t, q8_scheme_);
         if (w_.lm_head) {
             // The DNA head as its own matrix of the 4,096 rows it reads, in dna_rows_ order.
             const cpu::WeightMatrix lm = matrix(w_.lm_head);
@@ -216,7 +224,7 @@ private:
             cpu::WeightMatrix head = lm;
             head.data = rows.data();
             head.rows = dna_rows_.size();
-            dna_head_q8_ = std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, head, w_.lm_head->name.c_str()));
+            dna_head_q8_ = std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, head, q8_scheme_, w_.lm_head->name.c_str()));
             if (w_.lm_head != w_.embed) {  // (tied: the embedding reads it; a full-vocabulary head reads it back)
                 archive.release_pages(*w_.lm_head);
                 released += w_.lm_head->nbytes;
@@ -279,6 +287,7 @@ private:
     std::unordered_map<const TensorView*, const uint32_t*> packed_of_;
     const uint32_t* dna_head_packed_ = nullptr;
     std::optional<cpu::Q8Kernel> q8_kernel_;  // int8 weights (BackendOptions::weights)
+    cpu::Q8Scheme q8_scheme_ = cpu::Q8Scheme::Rows;
     std::vector<std::unique_ptr<cpu::Q8Matrix>> q8_;
     std::unordered_map<const TensorView*, const cpu::Q8Matrix*> q8_of_;
     std::unique_ptr<cpu::Q8Matrix> dna_head_q8_;
@@ -378,8 +387,9 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
                       size_t ldy, bool same_input = false) {
         const cpu::WeightMatrix wm = weights(wt);
         if (q8_kernel_) {
-            if (!same_input) cpu::quantize_rows_q8(pool_, x, m, ldx, wm.cols, q8_rows_);
-            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, *q8_of_.at(wt), y, ldy);
+            const cpu::Q8Matrix& q = *q8_of_.at(wt);
+            if (!same_input || q8_rows_.scheme != q.scheme) cpu::quantize_rows_q8(pool_, x, m, ldx, wm.cols, q.scheme, q8_rows_);
+            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, q, y, ldy);
         } else {
             cpu::matmul_wt(pool_, isa_, x, m, ldx, wm, nullptr, wm.rows, y, ldy);
         }
@@ -456,7 +466,7 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
         out.width = dna_rows_.size();
         out.logits.resize(rows.size() * out.width);
         if (dna_head_q8_) {
-            cpu::quantize_rows_q8(pool_, sel.data(), rows.size(), H, H, q8_rows_);
+            cpu::quantize_rows_q8(pool_, sel.data(), rows.size(), H, H, q8_scheme_, q8_rows_);
             cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, *dna_head_q8_, out.logits.data(), out.width);
         } else {
             lm.packed = dna_head_packed_;

@@ -30,14 +30,16 @@ int8_t quantize_value(float v, float inv) { return int8_t(std::clamp(std::nearby
 
 }  // namespace
 
-Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, const char* name) {
+Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, Q8Scheme scheme, const char* name) {
     Q8Matrix out;
+    out.scheme = scheme;
     out.rows = w.rows;
     out.cols = w.cols;
-    out.groups = q8_groups(w.cols);
+    out.groups = q8_groups(w.cols, scheme);
     out.panels = (w.rows + kQ8Panel - 1) / kQ8Panel;
     out.q.assign(out.panels * out.groups * kQ8BlockBytes, 128);
-    out.scales.assign(out.panels * out.groups * kQ8Panel, 0);
+    if (scheme == Q8Scheme::Groups) out.scales.assign(out.panels * out.groups * kQ8Panel, 0);
+    else out.row_scales.assign(out.panels * kQ8Panel, 0.f);
     std::atomic<bool> too_large{false};
     pool.parallel_for(out.panels, 1, [&](size_t begin, size_t end, int) {
         std::vector<float> row(w.cols);
@@ -45,81 +47,116 @@ Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, const char* name) 
             for (size_t o = 0; o < kQ8Panel && p * kQ8Panel + o < w.rows; ++o) {
                 const size_t r = p * kQ8Panel + o;
                 for (size_t c = 0; c < w.cols; ++c) row[c] = load_as_f32(w.data, w.dtype, r * w.cols + c);
-                for (size_t g = 0; g < out.groups; ++g) {
-                    const size_t n = std::min(kQ8Group, w.cols - g * kQ8Group);
-                    const float* v = row.data() + g * kQ8Group;
-                    const uint16_t h = weight_group_scale(v, n);
-                    if (h >= 0x7C00) {
+                float row_inv = 0.f;
+                if (scheme == Q8Scheme::Rows) {
+                    float amax = 0.f;
+                    for (float v : row) amax = std::isfinite(v) ? std::max(amax, std::fabs(v)) : INFINITY;
+                    if (!std::isfinite(amax)) {
                         too_large = true;
                         continue;
                     }
+                    if (!(amax > 0.f)) continue;
+                    out.row_scales[r] = amax / 127.f;
+                    row_inv = 1.f / out.row_scales[r];
+                }
+                for (size_t g = 0; g * kQ8Group < w.cols; ++g) {
+                    const size_t n = std::min(kQ8Group, w.cols - g * kQ8Group);
+                    const float* v = row.data() + g * kQ8Group;
                     const size_t b = p * out.groups + g;
-                    out.scales[b * kQ8Panel + o] = h;
-                    if (h == 0) continue;
-                    const float inv = 1.f / f16_to_f32(h);
+                    float inv = row_inv;
+                    if (scheme == Q8Scheme::Groups) {
+                        const uint16_t h = weight_group_scale(v, n);
+                        if (h >= 0x7C00) {
+                            too_large = true;
+                            continue;
+                        }
+                        out.scales[b * kQ8Panel + o] = h;
+                        if (h == 0) continue;
+                        inv = 1.f / f16_to_f32(h);
+                    }
                     uint8_t* block = out.q.data() + b * kQ8BlockBytes;
                     for (size_t t = 0; t < n; ++t) block[(t / 4) * 64 + o * 4 + t % 4] = uint8_t(quantize_value(v[t], inv) + 128);
                 }
             }
     });
     if (too_large)
-        throw Error(std::string("tensor ") + name + ": weights beyond what int8 with fp16 scales can hold (|w| over 65504 x 127, or not finite); load it with native weights");
+        throw Error(std::string("tensor ") + name +
+                    ": weights that int8 cannot hold (a value that is not finite, or |w| over 65504 x 127 for fp16 group scales); load it with native weights");
     return out;
 }
 
+const char* q8_scheme_name(Q8Scheme s) { return s == Q8Scheme::Rows ? "rows" : "groups"; }
+
 namespace detail {
 
-void quantize_row_q8_portable(const float* x, size_t k, size_t groups, int8_t* q, size_t group_stride, int32_t* bias, float* scales) {
+void quantize_row_q8_portable(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out) {
+    // The maximum and finiteness of each group, then of the row.
+    float row_amax = 0.f;
+    bool row_finite = true;
     for (size_t g = 0; g < groups; ++g) {
-        const size_t n = std::min(kQ8Group, k - g * kQ8Group);
-        const float* v = x + g * kQ8Group;
+        const size_t c0 = g * kQ8Group, n = c0 < k ? std::min(kQ8Group, k - c0) : 0;
         float amax = 0.f;
         bool finite = true;
         for (size_t t = 0; t < n; ++t) {
-            finite = finite && std::isfinite(v[t]);
-            amax = std::max(amax, std::fabs(v[t]));
+            finite = finite && std::isfinite(x[c0 + t]);
+            amax = std::max(amax, std::fabs(x[c0 + t]));
         }
-        int8_t* qg = q + g * group_stride;
-        std::memset(qg, 0, kQ8Group);
+        row_amax = std::max(row_amax, amax);
+        row_finite = row_finite && finite;
+        if (scheme == Q8Scheme::Groups) {
+            out.scales[g] = finite ? amax : std::nanf("");  // (the maximum for now)
+        }
+    }
+    int32_t row_sum = 0;
+    for (size_t g = 0; g < groups; ++g) {
+        const size_t c0 = g * kQ8Group, n = c0 < k ? std::min(kQ8Group, k - c0) : 0;
+        const float amax = scheme == Q8Scheme::Rows ? (row_finite ? row_amax : std::nanf("")) : out.scales[g];
         const float inv = 127.f / amax;
+        int8_t* qg = out.at(g);
+        std::memset(qg, 0, kQ8Group);
         int32_t sum = 0;
-        if (!finite) scales[g] = std::nanf("");
-        else if (!(amax > 0.f) || !std::isfinite(inv)) scales[g] = 0.f;
-        else {
-            scales[g] = amax / 127.f;
+        if (std::isfinite(amax) && amax > 0.f && std::isfinite(inv))
             for (size_t t = 0; t < n; ++t) {
-                qg[t] = quantize_value(v[t], inv);
+                qg[t] = quantize_value(x[c0 + t], inv);
                 sum += qg[t];
             }
+        row_sum += sum;
+        if (scheme == Q8Scheme::Groups) {
+            out.scales[g] = std::isnan(amax) ? amax : amax > 0.f && std::isfinite(inv) ? amax / 127.f : 0.f;
+            out.bias[g] = -128 * sum;
         }
-        bias[g] = -128 * sum;
+    }
+    if (scheme == Q8Scheme::Rows) {
+        out.scales[0] = !row_finite ? std::nanf("") : row_amax > 0.f && std::isfinite(127.f / row_amax) ? row_amax / 127.f : 0.f;
+        out.bias[0] = -128 * row_sum;
     }
 }
 
 }  // namespace detail
 
-void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Q8Rows& out) {
+void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Q8Scheme scheme, Q8Rows& out) {
+    out.scheme = scheme;
     out.m = m;
     out.k = k;
-    out.groups = q8_groups(k);
-    const size_t rows = (m + 15) / 16 * 16;
+    out.groups = q8_groups(k, scheme);
+    const size_t rows = (m + 15) / 16 * 16, per_scale = scheme == Q8Scheme::Rows ? 1 : out.groups;
     out.q.resize(rows * out.groups * kQ8Group);
-    out.bias.resize(rows * out.groups);
-    out.scales.resize(rows * out.groups);
-    std::fill(out.bias.begin() + m * out.groups, out.bias.end(), 0);
-    std::fill(out.scales.begin() + m * out.groups, out.scales.end(), 0.f);
+    out.bias.resize(rows * per_scale);
+    out.scales.resize(rows * per_scale);
+    std::fill(out.bias.begin() + m * per_scale, out.bias.end(), 0);
+    std::fill(out.scales.begin() + m * per_scale, out.scales.end(), 0.f);
     const bool simd = isa_supported(Isa::Avx512);
+    const size_t chunk = out.chunk();
     pool.parallel_for(rows, 4, [&](size_t begin, size_t end, int) {
         for (size_t i = begin; i < end; ++i) {
-            int8_t* q = out.q.data() + (out.group(i, 0) - out.q.data());
+            const detail::Q8RowOut o{out.q.data() + (out.group(i, 0) - out.q.data()), chunk / kQ8Group, 16 * chunk,
+                                     out.bias.data() + i * per_scale, out.scales.data() + i * per_scale};
             if (i >= m) {
-                for (size_t g = 0; g < out.groups; ++g) std::memset(q + g * kQ8RowsGroupStride, 0, kQ8Group);
+                for (size_t g = 0; g < out.groups; ++g) std::memset(o.at(g), 0, kQ8Group);
                 continue;
             }
-            int32_t* b = out.bias.data() + i * out.groups;
-            float* s = out.scales.data() + i * out.groups;
-            if (!(simd && detail::quantize_row_q8_avx512(x + i * ldx, k, out.groups, q, kQ8RowsGroupStride, b, s)))
-                detail::quantize_row_q8_portable(x + i * ldx, k, out.groups, q, kQ8RowsGroupStride, b, s);
+            if (!(simd && detail::quantize_row_q8_avx512(x + i * ldx, k, out.groups, scheme, o)))
+                detail::quantize_row_q8_portable(x + i * ldx, k, out.groups, scheme, o);
         }
     });
 }
@@ -152,19 +189,21 @@ Q8Kernel best_q8_kernel() {
 
 namespace {
 
-// The reference: the sum of cpu_q8.h written out, one output at a time.
+// The reference: the sums of cpu_q8.h written out, one output at a time.
 void matmul_q8_reference(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy) {
     pool.parallel_for(w.rows, kQ8Panel, [&](size_t begin, size_t end, int) {
         for (size_t j = begin; j < end; ++j)
             for (size_t i = 0; i < x.m; ++i) {
                 float acc = 0.f;
+                int32_t row_dot = 0;
                 for (size_t g = 0; g < x.groups; ++g) {
                     const int8_t* xq = x.group(i, g);
                     int32_t d = 0;  // (in the written order; the kernels' int32 sums are exact, so equal)
                     for (size_t t = 0; t < kQ8Group; ++t) d += int32_t(xq[t]) * w.value(j, g * kQ8Group + t);
-                    acc = std::fma(float(d), x.scales[i * x.groups + g] * w.scale(j, g), acc);
+                    if (x.scheme == Q8Scheme::Rows) row_dot += d;
+                    else acc = std::fma(float(d), x.scales[x.scale_index(i, g)] * w.scale(j, g), acc);
                 }
-                y[i * ldy + j] = acc;
+                y[i * ldy + j] = x.scheme == Q8Scheme::Rows ? float(row_dot) * (x.scales[i] * w.row_scales[j]) : acc;
             }
     });
 }
@@ -172,9 +211,16 @@ void matmul_q8_reference(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, f
 }  // namespace
 
 void matmul_q8(ThreadPool& pool, Q8Kernel kernel, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy) {
-    if (x.groups != w.groups)
-        throw Error("matmul_q8: activations of " + std::to_string(x.k) + " columns for weights of " + std::to_string(w.cols));
+    if (x.groups != w.groups || x.scheme != w.scheme)
+        throw Error("matmul_q8: activations of " + std::to_string(x.k) + " columns (" + q8_scheme_name(x.scheme) + ") for weights of " +
+                    std::to_string(w.cols) + " (" + q8_scheme_name(w.scheme) + ")");
     if (kernel == Q8Kernel::Amx && x.m < kQ8AmxMinRows) kernel = Q8Kernel::Avx512Vnni;
+    if (w.scheme == Q8Scheme::Rows) switch (kernel) {
+            case Q8Kernel::Amx: return detail::matmul_q8_rows_amx(pool, x, w, y, ldy);
+            case Q8Kernel::Avx512Vnni: return detail::matmul_q8_rows_avx512_vnni(pool, x, w, y, ldy);
+            case Q8Kernel::Avx2: return detail::matmul_q8_rows_avx2(pool, x, w, y, ldy);
+            case Q8Kernel::Portable: return matmul_q8_reference(pool, x, w, y, ldy);
+        }
     switch (kernel) {
         case Q8Kernel::Amx: return detail::matmul_q8_amx(pool, x, w, y, ldy);
         case Q8Kernel::Avx512Vnni: return detail::matmul_q8_avx512_vnni(pool, x, w, y, ldy);

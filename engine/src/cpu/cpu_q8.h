@@ -1,17 +1,23 @@
-// 8-bit weights for the CPU backend (issue 34): weight-only int8 in groups of 32 along k with one
-// fp16 scale per row and group (GGUF's Q8_0: a Q8_0 file's blocks are these values and scales, no
-// requantising), and the activations quantised per row and group on the fly (fp32 scales), so the
-// products are exact integer dot products that VNNI (vpdpbusd), AVX2 (vpmaddubsw) and AMX-INT8
-// (tdpbssd) compute directly.
+// 8-bit weights for the CPU backend (issue 34): weight-only int8 with the activations quantised on
+// the fly the same way, so that the products are exact integer dot products that VNNI (vpdpbusd),
+// AVX2 (vpmaddubsw) and AMX-INT8 (tdpbsud) compute directly. Two schemes:
 //
-// What every kernel computes, to the bit (matmul_q8_reference spells it out): for output (i, j),
-//     acc = +0; for each group g in order: acc = fma(float(D[g]), xs[i][g] * ws[j][g], acc)
-// where D[g] is the exact int32 sum of the group's 32 products (|D| <= 32 x 127 x 127, so the
-// order of its additions cannot matter and float(D) is exact) and xs * ws is rounded once. Nothing
-// depends on m, the other rows, the thread, the blocking or the path, so every path gives the same
-// bits and a row's result never depends on the batch (the speculative and "same design whatever
-// the batch" guarantees of the bf16 paths hold); the AMX tiles may take prefill and the vector
-// kernels decode without a row's result changing.
+//   rows    one fp32 scale per output row of the weights and per activation row: the sum over all
+//           of k is one exact int32 dot product D, and output (i, j) = float(D) x (xs[i] x ws[j])
+//           (xs x ws rounded once, then the product once). The AMX tiles run at full depth and
+//           the fp32 step happens once per output, so prefill is at least as fast as bf16.
+//   groups  one fp16 scale per weight row and group of 32 along k (GGUF's Q8_0: a Q8_0 file's
+//           blocks are these values and scales, no requantising), activations per row and group:
+//           acc = +0; for each group g in order: acc = fma(float(D[g]), xs[i][g] x ws[j][g], acc),
+//           D[g] the group's exact int32 dot product. Finer scales (an outlier costs only its
+//           group precision), at the price of an fp32 step per group.
+//
+// |D| <= k x 127 x 127 fits int32 for k up to 133,000, and integer sums are exact, so the order of
+// the additions cannot matter; float(D) rounds to nearest even on every path. Nothing depends on
+// m, the other rows, the thread, the blocking or the path, so every path gives the same bits and a
+// row's result never depends on the batch (the speculative and "same design whatever the batch"
+// guarantees of the bf16 paths hold); the AMX tiles may take prefill and the vector kernels decode
+// without a row's result changing.
 //
 // Quantised values lie in [-127, 127] (the AVX2 kernel's sign trick needs it; a Q8_0 file's -128
 // is refused where it is read).
@@ -31,51 +37,70 @@ constexpr size_t kQ8Group = 32;  // values per scale, along k
 constexpr size_t kQ8Panel = 16;  // output rows packed together
 constexpr size_t kQ8BlockBytes = kQ8Group * kQ8Panel;
 
-inline size_t q8_groups(size_t k) { return (k + kQ8Group - 1) / kQ8Group; }
+enum class Q8Scheme { Rows, Groups };
+const char* q8_scheme_name(Q8Scheme s);
+
+// Groups of 32 along k; the rows scheme pads them to an even count (whole 64-byte AMX rows).
+inline size_t q8_groups(size_t k, Q8Scheme s) {
+    const size_t g = (k + kQ8Group - 1) / kQ8Group;
+    return s == Q8Scheme::Rows ? (g + 1) / 2 * 2 : g;
+}
 
 // A weight matrix quantised and packed for the kernels: the rows in panels of 16 (the last padded
 // with zero rows); panel p, group g is one block of 512 bytes in the order of vpdpbusd's and an
 // AMX-INT8 B tile's operand, byte 64t + 4o + u holding w[16p + o][32g + 4t + u] + 128 (t < 8,
 // o < 16, u < 4; zero past k, so 128) as an unsigned byte: the form vpdpbusd and tdpbsud take
 // against signed activations, which then add 128 x the activations' group sum too, taken back off
-// exactly (Q8Rows::bias). Its 16 fp16 scales sit in `scales`. A group's scale is the fp16 at or
-// just above max|w| / 127 and each value round-to-nearest-even(w / scale), so
-// |w - q x scale| <= scale / 2.
+// exactly (Q8Rows::bias); two consecutive blocks of a panel are one 16-row AMX B tile of 64 k.
+// Scales: groups: 16 fp16 per block in `scales`, the fp16 at or just above max|w| / 127 of the
+// group; rows: one fp32 per row in `row_scales`, max|w| / 127 of the row. Each value is
+// round-to-nearest-even(w / scale), so |w - q x scale| <= scale / 2.
 struct Q8Matrix {
+    Q8Scheme scheme = Q8Scheme::Groups;
     size_t rows = 0, cols = 0, groups = 0, panels = 0;
     detail::CacheLineVector<uint8_t> q;  // panels x groups x 512, biased by 128
-    std::vector<uint16_t> scales;        // panels x groups x 16, fp16
+    std::vector<uint16_t> scales;        // groups: panels x groups x 16, fp16
+    std::vector<float> row_scales;       // rows: panels x 16
     const uint8_t* block(size_t p, size_t g) const { return q.data() + (p * groups + g) * kQ8BlockBytes; }
     const uint16_t* block_scales(size_t p, size_t g) const { return scales.data() + (p * groups + g) * kQ8Panel; }
+    const float* panel_scales(size_t p) const { return row_scales.data() + p * kQ8Panel; }
     // Value (r, c) and the scale of (r, group g), for tests and the reference.
     int value(size_t r, size_t c) const {
         const size_t g = c / kQ8Group, t = c % kQ8Group;
         return int(block(r / kQ8Panel, g)[(t / 4) * 64 + (r % kQ8Panel) * 4 + t % 4]) - 128;
     }
-    float scale(size_t r, size_t g) const { return f16_to_f32(block_scales(r / kQ8Panel, g)[r % kQ8Panel]); }
-    size_t bytes() const { return q.size() + scales.size() * sizeof(uint16_t); }
+    float scale(size_t r, size_t g) const {
+        return scheme == Q8Scheme::Rows ? row_scales[r] : f16_to_f32(block_scales(r / kQ8Panel, g)[r % kQ8Panel]);
+    }
+    size_t bytes() const { return q.size() + scales.size() * sizeof(uint16_t) + row_scales.size() * sizeof(float); }
 };
 
-// Quantises a weight matrix (f32, f16 or bf16) group by group. Throws Error naming `name` when a
-// group's scale is beyond fp16 (|w| over 65504 x 127) or a value is not finite.
-Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, const char* name);
+// Quantises a weight matrix (f32, f16 or bf16) under a scheme. Throws Error naming `name` when a
+// value is not finite or a group's scale is beyond fp16 (|w| over 65504 x 127).
+Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, Q8Scheme scheme, const char* name);
 
-// Activations quantised as the weights are, per row and group: the scale max|x| / 127 in fp32 (a
-// group with a non-finite value gets a NaN scale, so that it shows in the output as the fp32 paths
-// would show it; a group too small for 127 / max|x| to be finite is a zero group), the signed
-// values (zero past k), and per group -128 x the sum of its values (what the biased weights add).
-// The values lie in blocks of 16 rows, group by group (block, group, row of the block, 32 values:
-// 512 bytes, one AMX A tile in eight whole lines); the rows past m are zero.
+// Activations quantised as the weights are, per row (rows) or per row and group (groups): the scale
+// max|x| / 127 in fp32 (a row or group with a non-finite value gets a NaN scale, so that it shows
+// in the output as the fp32 paths would show it; one too small for 127 / max|x| to be finite is
+// zero), the signed values (zero past k), and -128 x the sum of the values (what the biased
+// weights add), per scale. The values lie in blocks of 16 rows, chunk by chunk of k (block, chunk,
+// row of the block, the chunk's values; chunks of 32 for groups, 64 for rows), so that a block's
+// chunk is one AMX A tile in whole lines; the rows past m are zero.
 struct Q8Rows {
+    Q8Scheme scheme = Q8Scheme::Groups;
     size_t m = 0, k = 0, groups = 0;
-    detail::CacheLineVector<int8_t> q;  // blocks x groups x 16 x 32
-    std::vector<int32_t> bias;          // rows x groups
-    std::vector<float> scales;          // rows x groups
-    // Row i's 32 values of group g; the next group's are kQ8RowsGroupStride further.
-    const int8_t* group(size_t i, size_t g) const { return q.data() + ((i / 16) * groups + g) * kQ8BlockBytes + (i % 16) * kQ8Group; }
+    detail::CacheLineVector<int8_t> q;  // blocks x chunks x 16 x chunk
+    std::vector<int32_t> bias;          // rows x groups (groups), rows (rows)
+    std::vector<float> scales;          // the same
+    size_t chunk() const { return scheme == Q8Scheme::Rows ? 2 * kQ8Group : kQ8Group; }
+    // Row i's 32 values of group g.
+    const int8_t* group(size_t i, size_t g) const {
+        const size_t c = chunk(), chunks = groups * kQ8Group / c;
+        return q.data() + ((i / 16) * chunks + g * kQ8Group / c) * 16 * c + (i % 16) * c + (g * kQ8Group) % c;
+    }
+    size_t scale_index(size_t i, size_t g) const { return scheme == Q8Scheme::Rows ? i : i * groups + g; }
 };
-constexpr size_t kQ8RowsGroupStride = kQ8BlockBytes;
-void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Q8Rows& out);
+void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Q8Scheme scheme, Q8Rows& out);
 
 // The kernels: portable C++ (the reference), AVX2, AVX-512 VNNI, and AMX-INT8 tiles (taken for
 // calls of at least kQ8AmxMinRows rows, the vector kernel below that; the bits are the same).
@@ -86,18 +111,29 @@ Q8Kernel best_q8_kernel();  // amx, else avx512-vnni, else avx2, else portable
 constexpr size_t kQ8AmxMinRows = 16;
 
 // y[i, j] = the sum above of activation row i and weight row j, i < x.m, j < w.rows; y is
-// [m, w.rows] with row stride ldy. Split over the pool by panels.
+// [m, w.rows] with row stride ldy. Split over the pool by panels. x and w must be of one scheme.
 void matmul_q8(ThreadPool& pool, Q8Kernel kernel, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy);
 
 namespace detail {
 void matmul_q8_avx2(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy);
 void matmul_q8_avx512_vnni(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy);
 void matmul_q8_amx(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy);
+void matmul_q8_rows_avx2(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy);
+void matmul_q8_rows_avx512_vnni(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy);
+void matmul_q8_rows_amx(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy);
 // One row's groups quantised (quantize_rows_q8's work): portable, and with AVX-512 (the same bits;
-// false when this build has no x86-64 kernels).
-// Group g's values go to q + g x group_stride.
-void quantize_row_q8_portable(const float* x, size_t k, size_t groups, int8_t* q, size_t group_stride, int32_t* bias, float* scales);
-bool quantize_row_q8_avx512(const float* x, size_t k, size_t groups, int8_t* q, size_t group_stride, int32_t* bias, float* scales);
+// false when this build has no x86-64 kernels). Group g's values go to q + (g / per) x stride +
+// (g % per) x 32 (`per` groups per chunk); groups: a bias and scale per group; rows: the first
+// pass's maximum over the row is the one scale, bias[0] and scales[0] the row's.
+struct Q8RowOut {
+    int8_t* q;
+    size_t per, stride;
+    int32_t* bias;
+    float* scales;
+    int8_t* at(size_t g) const { return q + (g / per) * stride + (g % per) * kQ8Group; }
+};
+void quantize_row_q8_portable(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out);
+bool quantize_row_q8_avx512(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out);
 }  // namespace detail
 
 }  // namespace carbon::cpu

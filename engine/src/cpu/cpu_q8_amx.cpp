@@ -1,5 +1,6 @@
-// The AMX-INT8 kernel of the 8-bit weights (cpu_q8_amx_kernel.inc) on the tile registers, with its
-// fp32 step in AVX-512.
+// The AMX-INT8 kernels of the 8-bit weights (cpu_q8_amx_kernel.inc for the groups scheme,
+// cpu_q8_amx_rows_kernel.inc for the rows scheme) on the tile registers, their fp32 steps in
+// AVX-512.
 #include <algorithm>
 #include <cstring>
 
@@ -32,11 +33,23 @@ struct Q8AmxAcc {
     }
 };
 
+CARBON_TILE8_FN inline void q8_rows_finish(const int32_t (*c)[16], const int32_t* bias, const float* xs, const float* ws16, float* y, size_t ldy,
+                                           size_t rows, size_t cols) {
+    const __m512 ws = _mm512_loadu_ps(ws16);
+    const __mmask16 mask = __mmask16((1u << cols) - 1);
+    for (size_t r = 0; r < rows; ++r) {
+        const __m512i d = _mm512_add_epi32(_mm512_load_si512(c[r]), _mm512_set1_epi32(bias[r]));
+        _mm512_mask_storeu_ps(y + r * ldy, mask, _mm512_mul_ps(_mm512_cvtepi32_ps(d), _mm512_mul_ps(_mm512_set1_ps(xs[r]), ws)));
+    }
+}
+
 }  // namespace
 
 #include "cpu_q8_amx_kernel.inc"
+#include "cpu_q8_amx_rows_kernel.inc"
 
 void matmul_q8_amx(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy) { run_q8_amx(pool, x, w, y, ldy); }
+void matmul_q8_rows_amx(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy) { run_q8_amx_rows(pool, x, w, y, ldy); }
 
 }  // namespace carbon::cpu::detail
 
@@ -44,6 +57,7 @@ void matmul_q8_amx(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* 
 
 namespace carbon::cpu::detail {
 void matmul_q8_amx(ThreadPool&, const Q8Rows&, const Q8Matrix&, float*, size_t) { throw Error("the amx-int8 kernel is x86-64 only"); }
+void matmul_q8_rows_amx(ThreadPool&, const Q8Rows&, const Q8Matrix&, float*, size_t) { throw Error("the amx-int8 kernel is x86-64 only"); }
 }  // namespace carbon::cpu::detail
 
 #endif
