@@ -52,7 +52,7 @@ namespace {
 const char* kVepUsage = R"(usage: carbon-cli vep --model DIR --reference GENOME.fa[.gz] --vcf VARIANTS.vcf[.gz]|.bcf --out SCORES.tsv
              [--window BP] [--rc] [--regions CHR:FROM-TO,...] [--tags T1,T2 [--free-tags]] [--resume]
              [--project FILE [--project-wait SECONDS]]
-             [--no-prefix-sharing] [--yarn F] [--backend auto|cpu|cuda] [--threads N] [--chunk N] [--quiet]
+             [--no-prefix-sharing] [--yarn F] [--backend auto|cpu|cuda] [--threads N] [--weights native|int8|q8_0] [--chunk N] [--quiet]
   Scores every alternative allele of every VCF record (multi-allelic records are split) on a
   window of --window bases (default 8192) of the reference centred on the variant:
   window_delta = S(alt window) - S(ref window), S the base-level mean log p; for single-base

@@ -14,7 +14,7 @@
 namespace carbon::cli {
 
 std::set<std::string> vep_value_options() {
-    return {"model", "reference", "vcf", "window", "regions", "tags", "yarn", "backend", "threads", "chunk"};
+    return {"model", "reference", "vcf", "window", "regions", "tags", "yarn", "backend", "threads", "chunk", "weights"};
 }
 std::set<std::string> vep_flag_options() { return {"rc", "no-prefix-sharing", "free-tags", "quiet"}; }
 
@@ -24,6 +24,7 @@ VepSettings vep_settings(const Args& a) {
     s.reference = a.required("reference");
     s.vcf = a.required("vcf");
     s.yarn = a.get_or("yarn", "");
+    s.weights = a.get_or("weights", "");
     s.options.scoring.tags = resolve_tags(a.get_or("tags", ""), a.flag("free-tags"));
     s.options.scoring.chunk_tokens = size_t(a.integer("chunk", 512, 1, 1 << 20));
     s.options.window_bp = size_t(a.integer("window", 8192, 1, 1ll << 30));

@@ -82,6 +82,7 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const Model
     if (int8 && options.backend == BackendKind::Auto && gpu_provider())
         m->notice_ = "int8 weights run on the CPU (the GPU has no int8 kernel yet)";
     if (!m->backend_) m->backend_ = make_cpu_backend(m->checkpoint_, m->tokenizer_.kmer_ids(), bo);
+    if (int8) m->weights_ = options.weights;
     if (const std::string n = m->backend_->notice(); !n.empty()) m->notice_ += (m->notice_.empty() ? "" : "; ") + n;
     return m;
 }

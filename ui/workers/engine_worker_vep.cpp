@@ -22,6 +22,7 @@ void EngineWorker::scoreVcf(quint64 requestId, const VepRunRequest& request) {
 
         runs::VepSettings s;
         s.model = model_->checkpoint().dir().string();
+        s.weights = model_->weights();
         s.reference = "project:" + request.projectPath.toStdString();
         s.vcf = request.vcfPath.toStdString();
         s.options.window_bp = size_t(request.windowBp);

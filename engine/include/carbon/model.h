@@ -41,6 +41,8 @@ public:
     const Backend& backend() const { return *backend_; }
     // A one-time message for the user about the backend choice (empty when nothing to say).
     const std::string& notice() const { return notice_; }
+    // The weights it runs with: "native" (as stored), "int8" or "q8_0" (ModelOptions::weights).
+    const std::string& weights() const { return weights_; }
 
 private:
     Model(Checkpoint checkpoint, Tokenizer tokenizer);
@@ -50,6 +52,7 @@ private:
     Tokenizer tokenizer_;
     std::unique_ptr<Backend> backend_;
     std::string notice_;
+    std::string weights_ = "native";
 };
 
 }  // namespace carbon

@@ -36,7 +36,9 @@ std::string vep_header(const VepSettings& s) {
     h += "##model=" + s.model + "\n##reference=" + s.reference + "\n##vcf=" + s.vcf + "\n";
     h += "##window_bp=" + std::to_string(s.options.window_bp) + "\n##reverse_complement=" + (s.options.reverse_complement ? "1" : "0") + "\n";
     h += "##tags=" + s.options.scoring.tags + "\n##regions=" + s.regions_text + "\n##yarn=" + s.yarn + "\n";
-    h += std::string("##prefix_sharing=") + (s.share_prefix ? "1" : "0") + "\n" + kVepColumnLine;
+    h += std::string("##prefix_sharing=") + (s.share_prefix ? "1" : "0") + "\n";
+    if (!s.weights.empty() && s.weights != "native") h += "##weights=" + s.weights + "\n";  // (as stored: no line, as before)
+    h += kVepColumnLine;
     return h;
 }
 

@@ -27,6 +27,7 @@ using storage::VepRow;
 
 struct VepSettings {
     std::string model, reference, vcf, regions_text, yarn;
+    std::string weights;  // "", "native", or the 8-bit weights the model runs with (Model::weights())
     VariantOptions options;  // context_tokens set by VepScorer from the model
     bool share_prefix = true;
     std::vector<VcfRegion> regions;
