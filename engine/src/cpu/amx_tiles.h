@@ -39,45 +39,32 @@ struct alignas(64) TileConfig {
     uint8_t rows[16] = {};
 };
 
+// The bf16 kernels' configuration, and the int8 rows scheme's (cpu_q8_amx_rows_kernel.inc): every
+// tile 16 rows of 64 bytes. The int8 groups scheme's (cpu_q8_amx_kernel.inc): C = tmm0..3 16 rows
+// of 16 int32, A = tmm4..5 16 rows of 32 int8 (one group of k), B = tmm6..7 8 rows of 64 bytes
+// (four k of 16 outputs per row).
+inline TileConfig tile_config(bool int8_groups) {
+    TileConfig c;
+    for (int t = 0; t < 8; ++t) {
+        c.colsb[t] = int8_groups && (t == 4 || t == 5) ? 32 : 64;
+        c.rows[t] = int8_groups && t >= 6 ? 8 : 16;
+    }
+    return c;
+}
+
+// (One function per target: each must carry the instruction sets of the kernels that call it.)
 CARBON_TILE_FN inline void load_config() {
-    static const TileConfig config = [] {
-        TileConfig c;
-        for (int t = 0; t < 8; ++t) {
-            c.colsb[t] = 64;
-            c.rows[t] = 16;
-        }
-        return c;
-    }();
+    static const TileConfig config = tile_config(false);
     CARBON_TILE_BARRIER();
     _tile_loadconfig(&config);
 }
-
-// The int8 kernel's configuration (cpu_q8_amx_kernel.inc): C = tmm0..3 16 rows of 16 int32, A =
-// tmm4..5 16 rows of 32 int8 (one group of k), B = tmm6..7 8 rows of 64 bytes (four k of 16
-// outputs per row).
 CARBON_TILE8_FN inline void load_config_int8() {
-    static const TileConfig config = [] {
-        TileConfig c;
-        for (int t = 0; t < 8; ++t) {
-            c.colsb[t] = t == 4 || t == 5 ? 32 : 64;
-            c.rows[t] = t >= 6 ? 8 : 16;
-        }
-        return c;
-    }();
+    static const TileConfig config = tile_config(true);
     CARBON_TILE_BARRIER();
     _tile_loadconfig(&config);
 }
-
-// The int8 rows scheme's (cpu_q8_amx_rows_kernel.inc): every tile 16 rows of 64 bytes.
 CARBON_TILE8_FN inline void load_config_int8_full() {
-    static const TileConfig config = [] {
-        TileConfig c;
-        for (int t = 0; t < 8; ++t) {
-            c.colsb[t] = 64;
-            c.rows[t] = 16;
-        }
-        return c;
-    }();
+    static const TileConfig config = tile_config(false);
     CARBON_TILE_BARRIER();
     _tile_loadconfig(&config);
 }

@@ -121,15 +121,9 @@ void quantize_row_q8_portable(const float* x, size_t k, size_t groups, Q8Scheme 
                 sum += qg[t];
             }
         row_sum += sum;
-        if (scheme == Q8Scheme::Groups) {
-            out.scales[g] = std::isnan(amax) ? amax : amax > 0.f && std::isfinite(inv) ? amax / 127.f : 0.f;
-            out.bias[g] = -128 * sum;
-        }
+        if (scheme == Q8Scheme::Groups) q8_record(out, g, amax, !std::isnan(amax), sum);
     }
-    if (scheme == Q8Scheme::Rows) {
-        out.scales[0] = !row_finite ? std::nanf("") : row_amax > 0.f && std::isfinite(127.f / row_amax) ? row_amax / 127.f : 0.f;
-        out.bias[0] = -128 * row_sum;
-    }
+    if (scheme == Q8Scheme::Rows) q8_record(out, 0, row_amax, row_finite, row_sum);
 }
 
 }  // namespace detail

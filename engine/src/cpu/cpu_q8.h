@@ -23,6 +23,7 @@
 // is refused where it is read).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -132,6 +133,13 @@ struct Q8RowOut {
     float* scales;
     int8_t* at(size_t g) const { return q + (g / per) * stride + (g % per) * kQ8Group; }
 };
+// What a quantised group or row (index i of out's scales and biases) records: its scale (NaN when a
+// value was not finite, zero when max|x| is zero or too small for 127 / max|x| to be finite, else
+// max|x| / 127) and -128 x the sum of its values.
+inline void q8_record(const Q8RowOut& out, size_t i, float amax, bool finite, int32_t sum) {
+    out.scales[i] = !finite ? std::nanf("") : amax > 0.f && std::isfinite(127.f / amax) ? amax / 127.f : 0.f;
+    out.bias[i] = -128 * sum;
+}
 void quantize_row_q8_portable(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out);
 bool quantize_row_q8_avx512(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out);
 }  // namespace detail

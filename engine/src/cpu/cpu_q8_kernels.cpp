@@ -20,9 +20,7 @@
 
 #include "x86_intrinsics.h"
 
-#define CARBON_Q8_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define CARBON_Q8_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
-#define CARBON_Q8_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
 
 namespace carbon::cpu::detail {
 
@@ -155,15 +153,9 @@ CARBON_Q8_AVX512 bool quantize_row_q8_avx512(const float* x, size_t k, size_t gr
             sum = _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
         }
         row_sum += sum;
-        if (scheme == Q8Scheme::Groups) {
-            out.scales[g] = std::isnan(amax) ? amax : amax > 0.f && std::isfinite(inv) ? amax / 127.f : 0.f;
-            out.bias[g] = -128 * sum;
-        }
+        if (scheme == Q8Scheme::Groups) q8_record(out, g, amax, !std::isnan(amax), sum);
     }
-    if (scheme == Q8Scheme::Rows) {
-        out.scales[0] = !row_finite ? std::nanf("") : row_amax > 0.f && std::isfinite(127.f / row_amax) ? row_amax / 127.f : 0.f;
-        out.bias[0] = -128 * row_sum;
-    }
+    if (scheme == Q8Scheme::Rows) q8_record(out, 0, row_amax, row_finite, row_sum);
     return true;
 }
 

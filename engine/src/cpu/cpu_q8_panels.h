@@ -9,6 +9,9 @@
 
 #include "cpu_q8.h"
 
+#define CARBON_Q8_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define CARBON_Q8_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
+
 namespace carbon::cpu::detail {
 
 constexpr size_t kQ8RowBlock = 8;

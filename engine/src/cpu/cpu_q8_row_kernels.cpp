@@ -11,8 +11,6 @@
 
 #include "x86_intrinsics.h"
 
-#define CARBON_Q8_AVX2 __attribute__((target("avx2,fma,f16c")))
-#define CARBON_Q8_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
 
 namespace carbon::cpu::detail {
 
