@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# oneDNN's bf16 matmul beside the engine's own CPU matmul paths, at the carbon-500m (or 3b)
-# projection shapes, same threads (docs/benchmarks.md, issue 16: "measure, do not assume").
+# oneDNN's bf16 and int8 matmuls beside the engine's own CPU matmul paths (bf16 and the int8
+# weights' kernels), at the carbon-500m (or 3b) projection shapes, same threads (docs/benchmarks.md,
+# issues 16 and 34: "measure, do not assume").
 #   bash tests/bench/onednn_bench.sh [THREADS] [500m|3b]
 # Installs libdnnl-dev (Debian's oneDNN) if missing; needs the build (build/bin/bench_cpu_matmul).
 set -euo pipefail

@@ -1,8 +1,8 @@
 // The 8-bit weights' kernels (issue 34, engine/src/cpu/cpu_q8.h): quantisation within half a step
 // of every value (weights of f32, f16 and bf16 storage; zero groups; a ragged last group; fp16
-// scales never below max|w| / 127), the activations' AVX-512 quantisation equal to the portable
-// one, every kernel this CPU runs equal bit for bit to the portable reference at awkward sizes
-// (k = 1, 31, 32, 33, 63, 64, 65, 100, 257, 1000; n = 1, 15, 17, 40; m = 1..9, 16, 17, 33), the
+// scales never below max|w| / 127), the activations' AVX-512 and AVX2 quantisation equal to the
+// portable one, every kernel this CPU runs equal bit for bit to the portable reference at awkward
+// sizes (k = 1, 31, 32, 33, 63, 64, 65, 100, 257, 1000; n = 1, 15, 17, 40; m = 1..9, 16, 17, 33), the
 // AMX-INT8 kernel's indexing on the tile emulation at awkward sizes on any CPU, each row's result
 // the same alone as in a batch of any size (batch invariance: alone it takes the vector kernel,
 // in a batch of 40 the tiles where present), a NaN activation showing in its own row only, and the
@@ -17,6 +17,7 @@
 #include "amx_emulation.h"
 #include "carbon/support/thread_pool.h"
 #include "check.h"
+#include "cpu/cpu_isa.h"
 #include "cpu/cpu_q8.h"
 
 using namespace carbon;
@@ -186,11 +187,10 @@ TEST(the_amx_int8_kernel_on_the_tile_emulation_gives_the_reference_bits) {
     CHECK_EQ(size_t(detail::amx_emulation::misuse()), misuse0);
 }
 
-TEST(the_avx512_quantisation_of_activations_is_the_portable_one) {
-    if (!q8_kernel_supported(Q8Kernel::Avx512Vnni)) {
-        std::printf("note: the AVX-512 quantisation is not run here (this CPU lacks AVX-512)\n");
-        return;
-    }
+TEST(the_simd_quantisation_of_activations_is_the_portable_one) {
+    const bool avx512 = isa_supported(Isa::Avx512), avx2 = isa_supported(Isa::Avx2);
+    if (!avx512) std::printf("note: the AVX-512 quantisation is not run here (this CPU lacks AVX-512)\n");
+    if (!avx2) std::printf("note: the AVX2 quantisation is not run here (this CPU lacks AVX2)\n");
     for (size_t k : {1, 15, 16, 17, 31, 32, 33, 100, 1000}) {
         std::vector<float> v = random_values(k, uint32_t(k), 3.f);
         v[k / 2] = 0.f;
@@ -204,10 +204,19 @@ TEST(the_avx512_quantisation_of_activations_is_the_portable_one) {
         std::vector<int32_t> b1(groups), b2(groups);
         std::vector<float> s1(groups), s2(groups);
         detail::quantize_row_q8_portable(v.data(), k, groups, sc, {q1.data(), 1, 32, b1.data(), s1.data()});
-        CHECK(detail::quantize_row_q8_avx512(v.data(), k, groups, sc, {q2.data(), 1, 32, b2.data(), s2.data()}));
-        CHECK(q1 == q2);
-        CHECK(b1 == b2);
-        CHECK(std::memcmp(s1.data(), s2.data(), groups * sizeof(float)) == 0);
+        if (avx512) {
+            CHECK(detail::quantize_row_q8_avx512(v.data(), k, groups, sc, {q2.data(), 1, 32, b2.data(), s2.data()}));
+            CHECK(q1 == q2);
+            CHECK(b1 == b2);
+            CHECK(std::memcmp(s1.data(), s2.data(), groups * sizeof(float)) == 0);
+        }
+        if (avx2) {
+            std::fill(q2.begin(), q2.end(), int8_t(99));
+            CHECK(detail::quantize_row_q8_avx2(v.data(), k, groups, sc, {q2.data(), 1, 32, b2.data(), s2.data()}));
+            CHECK(q1 == q2);
+            CHECK(b1 == b2);
+            CHECK(std::memcmp(s1.data(), s2.data(), groups * sizeof(float)) == 0);
+        }
         if (k > 40 && sc == Q8Scheme::Groups) CHECK_EQ(s1[1], 0.f);
         if (sc == Q8Scheme::Rows) {
             int32_t sum = 0;

@@ -139,7 +139,7 @@ void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, si
     out.scales.resize(rows * per_scale);
     std::fill(out.bias.begin() + m * per_scale, out.bias.end(), 0);
     std::fill(out.scales.begin() + m * per_scale, out.scales.end(), 0.f);
-    const bool simd = isa_supported(Isa::Avx512);
+    const bool avx512 = isa_supported(Isa::Avx512), avx2 = isa_supported(Isa::Avx2);
     const size_t chunk = out.chunk();
     pool.parallel_for(rows, 4, [&](size_t begin, size_t end, int) {
         for (size_t i = begin; i < end; ++i) {
@@ -149,8 +149,10 @@ void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, si
                 for (size_t g = 0; g < out.groups; ++g) std::memset(o.at(g), 0, kQ8Group);
                 continue;
             }
-            if (!(simd && detail::quantize_row_q8_avx512(x + i * ldx, k, out.groups, scheme, o)))
-                detail::quantize_row_q8_portable(x + i * ldx, k, out.groups, scheme, o);
+            const float* xi = x + i * ldx;
+            if (!(avx512 && detail::quantize_row_q8_avx512(xi, k, out.groups, scheme, o)) &&
+                !(avx2 && detail::quantize_row_q8_avx2(xi, k, out.groups, scheme, o)))
+                detail::quantize_row_q8_portable(xi, k, out.groups, scheme, o);
         }
     });
 }

@@ -122,8 +122,8 @@ void matmul_q8_amx(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* 
 void matmul_q8_rows_avx2(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy);
 void matmul_q8_rows_avx512_vnni(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy);
 void matmul_q8_rows_amx(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float* y, size_t ldy);
-// One row's groups quantised (quantize_rows_q8's work): portable, and with AVX-512 (the same bits;
-// false when this build has no x86-64 kernels). Group g's values go to q + (g / per) x stride +
+// One row's groups quantised (quantize_rows_q8's work): portable, and with AVX-512 or AVX2 (the
+// same bits; false when this build has no x86-64 kernels). Group g's values go to q + (g / per) x stride +
 // (g % per) x 32 (`per` groups per chunk); groups: a bias and scale per group; rows: the first
 // pass's maximum over the row is the one scale, bias[0] and scales[0] the row's.
 struct Q8RowOut {
@@ -142,6 +142,7 @@ inline void q8_record(const Q8RowOut& out, size_t i, float amax, bool finite, in
 }
 void quantize_row_q8_portable(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out);
 bool quantize_row_q8_avx512(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out);
+bool quantize_row_q8_avx2(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out);
 }  // namespace detail
 
 }  // namespace carbon::cpu

@@ -159,6 +159,81 @@ CARBON_Q8_AVX512 bool quantize_row_q8_avx512(const float* x, size_t k, size_t gr
     return true;
 }
 
+namespace {
+
+CARBON_Q8_AVX2 inline float hmax8(__m256 v) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
+    return _mm_cvtss_f32(m);
+}
+
+// Group g's 32 values, zero past k (a ragged group copied out first).
+CARBON_Q8_AVX2 inline void load_group(const float* x, size_t k, size_t g, __m256 (&v)[4]) {
+    const size_t c0 = g * kQ8Group, n = c0 < k ? std::min(kQ8Group, k - c0) : 0;
+    alignas(32) float pad[kQ8Group] = {};
+    const float* p = x + c0;
+    if (n < kQ8Group) {
+        std::memcpy(pad, p, n * sizeof(float));
+        p = pad;
+    }
+    for (size_t h = 0; h < 4; ++h) v[h] = _mm256_loadu_ps(p + 8 * h);
+}
+
+}  // namespace
+
+// As quantize_row_q8_portable, with AVX2: the same bits (the maxima exact, the scalar scales and
+// inverses, vcvtps2dq rounding to nearest even, the clamp).
+CARBON_Q8_AVX2 bool quantize_row_q8_avx2(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out) {
+    const __m256 sign = _mm256_set1_ps(-0.f), big = _mm256_set1_ps(FLT_MAX);
+    const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    float row_amax = 0.f;
+    bool row_finite = true;
+    for (size_t g = 0; g < groups; ++g) {
+        __m256 v[4];
+        load_group(x, k, g, v);
+        __m256 m = _mm256_setzero_ps();
+        int bad = 0;
+        for (const __m256& e : v) {
+            const __m256 a = _mm256_andnot_ps(sign, e);
+            bad |= _mm256_movemask_ps(_mm256_cmp_ps(a, big, _CMP_NLE_UQ));
+            m = _mm256_max_ps(m, a);
+        }
+        const float amax = hmax8(m);
+        row_finite = row_finite && !bad;
+        if (!bad) row_amax = std::max(row_amax, amax);
+        if (scheme == Q8Scheme::Groups) out.scales[g] = !bad ? amax : std::nanf("");
+    }
+    int32_t row_sum = 0;
+    for (size_t g = 0; g < groups; ++g) {
+        const float amax = scheme == Q8Scheme::Rows ? (row_finite ? row_amax : std::nanf("")) : out.scales[g];
+        const float inv = 127.f / amax;
+        int8_t* qg = out.at(g);
+        int32_t sum = 0;
+        if (!(std::isfinite(amax) && amax > 0.f && std::isfinite(inv))) {
+            std::memset(qg, 0, kQ8Group);
+        } else {
+            __m256 v[4];
+            load_group(x, k, g, v);
+            const __m256 iv = _mm256_set1_ps(inv);
+            __m256i q[4];
+            for (size_t h = 0; h < 4; ++h) q[h] = _mm256_min_epi32(hi, _mm256_max_epi32(lo, _mm256_cvtps_epi32(_mm256_mul_ps(v[h], iv))));
+            const __m256i bytes = _mm256_permutevar8x32_epi32(
+                _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3])), order);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(qg), bytes);
+            const __m256i s = _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
+            alignas(32) int32_t lanes[8];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), s);
+            for (int32_t l : lanes) sum += l;
+        }
+        row_sum += sum;
+        if (scheme == Q8Scheme::Groups) q8_record(out, g, amax, !std::isnan(amax), sum);
+    }
+    if (scheme == Q8Scheme::Rows) q8_record(out, 0, row_amax, row_finite, row_sum);
+    return true;
+}
+
 }  // namespace carbon::cpu::detail
 
 #else
@@ -170,6 +245,7 @@ void matmul_q8_avx512_vnni(ThreadPool&, const Q8Rows&, const Q8Matrix&, float*, 
     throw Error("the avx512-vnni int8 kernel is x86-64 only");
 }
 bool quantize_row_q8_avx512(const float*, size_t, size_t, Q8Scheme, const Q8RowOut&) { return false; }
+bool quantize_row_q8_avx2(const float*, size_t, size_t, Q8Scheme, const Q8RowOut&) { return false; }
 
 }  // namespace carbon::cpu::detail
 
