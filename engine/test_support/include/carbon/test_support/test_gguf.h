@@ -35,4 +35,16 @@ GgufValue gguf_array(GgufType element, std::vector<GgufValue> items);
 std::string gguf_bytes(const std::vector<GgufKv>& metadata, const std::vector<GgufTensorToWrite>& tensors,
                        uint32_t alignment = 32, uint32_t version = 3);
 
+// Files that lie, each with the parts the reader's refusal must name (besides the file): the
+// malformed corpus the reader's tests check and the GGUF fuzz target starts from, the
+// integer-overflow class of llama.cpp's GGUF advisories included (tensor and metadata counts, key,
+// string and array lengths, element counts and byte sizes, offsets that wrap). `good` is a valid
+// file with at least one key and one tensor (the header lies are made from it).
+struct MalformedGguf {
+    std::string what;
+    std::string bytes;
+    std::vector<std::string> message;
+};
+std::vector<MalformedGguf> malformed_gguf_corpus(const std::string& good);
+
 }  // namespace carbon::test
