@@ -2,7 +2,8 @@
 // carbon::Error; every tensor of a file that opens must lie inside its mapping (read here byte by
 // byte, so AddressSanitizer sees a view that points outside) and every metadata value must be
 // readable. Seeds: files from the test writer (every metadata type, nested arrays, the tokenizer
-// arrays a Carbon GGUF holds, F32/BF16/Q8_0 tensors, alignments 32 and 64, versions 2 and 3).
+// arrays a Carbon GGUF holds, F32/BF16/Q8_0 tensors, alignments 32 and 64, versions 2 and 3) and
+// the malformed corpus of test_gguf.h (overflowing counts, lengths, sizes and offsets).
 #include <filesystem>
 #include <fstream>
 
@@ -52,8 +53,13 @@ std::vector<std::string> carbon_fuzz_seeds() {
     };
     std::vector<carbon::test::GgufKv> aligned64 = metadata;
     aligned64.push_back({"general.alignment", gguf_u32(64)});
-    return {gguf_bytes(metadata, tensors), gguf_bytes(aligned64, tensors, 64), gguf_bytes(metadata, tensors, 32, 2),
-            gguf_bytes(metadata, {})};
+    std::vector<std::string> seeds = {gguf_bytes(metadata, tensors), gguf_bytes(aligned64, tensors, 64),
+                                      gguf_bytes(metadata, tensors, 32, 2), gguf_bytes(metadata, {})};
+    // The malformed corpus (the lies the reader's tests refuse, the integer-overflow class of
+    // llama.cpp's GGUF advisories among them), but for the 8 MiB one: mutations start from each.
+    for (const MalformedGguf& lie : malformed_gguf_corpus(seeds.front()))
+        if (lie.bytes.size() <= (size_t(1) << 20)) seeds.push_back(lie.bytes);
+    return seeds;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
