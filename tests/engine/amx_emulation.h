@@ -105,25 +105,14 @@ inline void load_b8(int t, const void* p) {
     std::memset(s.t[t], 0, sizeof s.t[t]);
     for (int r = 0; r < 8; ++r) std::memcpy(s.t[t][r], static_cast<const char*>(p) + r * 64, 64);
 }
-inline void dot_su8(int c, int a, int b) {
+// k = 32 (the groups scheme's configuration) or 64 (the rows scheme's, every tile 16 x 64 bytes).
+inline void dot_su8(int c, int a, int b, int k) {
     Tiles& s = use();
     for (int m = 0; m < 16; ++m) {
         int32_t row[16];
         std::memcpy(row, s.t[c][m], 64);
         for (int n = 0; n < 16; ++n)
-            for (int k = 0; k < 32; ++k) row[n] += int32_t(int8_t(s.t[a][m][k])) * int32_t(s.t[b][k / 4][4 * n + k % 4]);
-        std::memcpy(s.t[c][m], row, 64);
-    }
-}
-
-// The rows scheme's tdpbsud on 16 x 64-byte tiles (load_config_int8_full): 64 products per C element.
-inline void dot_su8_64(int c, int a, int b) {
-    Tiles& s = use();
-    for (int m = 0; m < 16; ++m) {
-        int32_t row[16];
-        std::memcpy(row, s.t[c][m], 64);
-        for (int n = 0; n < 16; ++n)
-            for (int k = 0; k < 64; ++k) row[n] += int32_t(int8_t(s.t[a][m][k])) * int32_t(s.t[b][k / 4][4 * n + k % 4]);
+            for (int t = 0; t < k; ++t) row[n] += int32_t(int8_t(s.t[a][m][t])) * int32_t(s.t[b][t / 4][4 * n + t % 4]);
         std::memcpy(s.t[c][m], row, 64);
     }
 }
@@ -131,12 +120,12 @@ inline void dot_su8_64(int c, int a, int b) {
 }  // namespace amx_emulation
 
 #define CARBON_TILE8_CONFIGURE_FULL() amx_emulation::configure()
-#define CARBON_TILE8_DOT64(c, a, b) amx_emulation::dot_su8_64(c, a, b)
+#define CARBON_TILE8_DOT64(c, a, b) amx_emulation::dot_su8(c, a, b, 64)
 #define CARBON_TILE8_FN
 #define CARBON_TILE8_CONFIGURE() amx_emulation::configure()
 #define CARBON_TILE8_LOAD_A(t, ptr, stride) amx_emulation::load_a8(t, ptr, stride)
 #define CARBON_TILE8_LOAD_B(t, ptr) amx_emulation::load_b8(t, ptr)
-#define CARBON_TILE8_DOT(c, a, b) amx_emulation::dot_su8(c, a, b)
+#define CARBON_TILE8_DOT(c, a, b) amx_emulation::dot_su8(c, a, b, 32)
 
 #define CARBON_TILE_FN
 #define CARBON_TILE_BARRIER() ((void)0)

@@ -204,15 +204,15 @@ private:
     // and a full-vocabulary head stay as stored.
     void quantize_weights(const SafetensorsArchive& archive) {
         size_t released = 0;
-        auto quantize = [&](const TensorView* t, cpu::Q8Scheme scheme) {
+        auto quantize = [&](const TensorView* t) {
             if (q8_of_.count(t)) return;
-            q8_.push_back(std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, matrix(t), scheme, t->name.c_str())));
+            q8_.push_back(std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, matrix(t), q8_scheme_, t->name.c_str())));
             q8_of_[t] = q8_.back().get();
             archive.release_pages(*t);
             released += t->nbytes;
         };
         for (const LayerWeights& L : w_.layers)
-            for (const TensorView* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) quantize(t, q8_scheme_);
+            for (const TensorView* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) quantize(t);
         if (w_.lm_head) {
             // The DNA head as its own matrix of the 4,096 rows it reads, in dna_rows_ order.
             const cpu::WeightMatrix lm = matrix(w_.lm_head);
@@ -387,9 +387,8 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
                       size_t ldy, bool same_input = false) {
         const cpu::WeightMatrix wm = weights(wt);
         if (q8_kernel_) {
-            const cpu::Q8Matrix& q = *q8_of_.at(wt);
-            if (!same_input || q8_rows_.scheme != q.scheme) cpu::quantize_rows_q8(pool_, x, m, ldx, wm.cols, q.scheme, q8_rows_);
-            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, q, y, ldy);
+            if (!same_input) cpu::quantize_rows_q8(pool_, x, m, ldx, wm.cols, q8_scheme_, q8_rows_);
+            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, *q8_of_.at(wt), y, ldy);
         } else {
             cpu::matmul_wt(pool_, isa_, x, m, ldx, wm, nullptr, wm.rows, y, ldy);
         }

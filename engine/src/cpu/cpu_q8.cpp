@@ -90,40 +90,26 @@ const char* q8_scheme_name(Q8Scheme s) { return s == Q8Scheme::Rows ? "rows" : "
 namespace detail {
 
 void quantize_row_q8_portable(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out) {
-    // The maximum and finiteness of each group, then of the row.
-    float row_amax = 0.f;
-    bool row_finite = true;
-    for (size_t g = 0; g < groups; ++g) {
-        const size_t c0 = g * kQ8Group, n = c0 < k ? std::min(kQ8Group, k - c0) : 0;
-        float amax = 0.f;
-        bool finite = true;
-        for (size_t t = 0; t < n; ++t) {
-            finite = finite && std::isfinite(x[c0 + t]);
-            amax = std::max(amax, std::fabs(x[c0 + t]));
-        }
-        row_amax = std::max(row_amax, amax);
-        row_finite = row_finite && finite;
-        if (scheme == Q8Scheme::Groups) {
-            out.scales[g] = finite ? amax : std::nanf("");  // (the maximum for now)
-        }
-    }
-    int32_t row_sum = 0;
-    for (size_t g = 0; g < groups; ++g) {
-        const size_t c0 = g * kQ8Group, n = c0 < k ? std::min(kQ8Group, k - c0) : 0;
-        const float amax = scheme == Q8Scheme::Rows ? (row_finite ? row_amax : std::nanf("")) : out.scales[g];
-        const float inv = 127.f / amax;
-        int8_t* qg = out.at(g);
-        std::memset(qg, 0, kQ8Group);
-        int32_t sum = 0;
-        if (std::isfinite(amax) && amax > 0.f && std::isfinite(inv))
-            for (size_t t = 0; t < n; ++t) {
-                qg[t] = quantize_value(x[c0 + t], inv);
-                sum += qg[t];
+    struct Ops {
+        const float* x;
+        size_t k;
+        size_t count(size_t g) const { return g * kQ8Group < k ? std::min(kQ8Group, k - g * kQ8Group) : 0; }
+        bool max(size_t g, float& amax) const {
+            bool finite = true;
+            for (size_t t = 0; t < count(g); ++t) {
+                finite = finite && std::isfinite(x[g * kQ8Group + t]);
+                amax = std::max(amax, std::fabs(x[g * kQ8Group + t]));
             }
-        row_sum += sum;
-        if (scheme == Q8Scheme::Groups) q8_record(out, g, amax, !std::isnan(amax), sum);
-    }
-    if (scheme == Q8Scheme::Rows) q8_record(out, 0, row_amax, row_finite, row_sum);
+            return finite;
+        }
+        int32_t quantize(size_t g, float inv, int8_t* q) const {
+            std::memset(q, 0, kQ8Group);
+            int32_t sum = 0;
+            for (size_t t = 0; t < count(g); ++t) sum += q[t] = quantize_value(x[g * kQ8Group + t], inv);
+            return sum;
+        }
+    };
+    q8_quantize_row(Ops{x, k}, groups, scheme, out);
 }
 
 }  // namespace detail

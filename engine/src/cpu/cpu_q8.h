@@ -23,8 +23,10 @@
 // is refused where it is read).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <vector>
 
@@ -94,10 +96,13 @@ struct Q8Rows {
     std::vector<int32_t> bias;          // rows x groups (groups), rows (rows)
     std::vector<float> scales;          // the same
     size_t chunk() const { return scheme == Q8Scheme::Rows ? 2 * kQ8Group : kQ8Group; }
-    // Row i's 32 values of group g.
+    // Row i's 32 values of group g (in the kernels' inner loops: the chunk a constant per branch).
     const int8_t* group(size_t i, size_t g) const {
-        const size_t c = chunk(), chunks = groups * kQ8Group / c;
-        return q.data() + ((i / 16) * chunks + g * kQ8Group / c) * 16 * c + (i % 16) * c + (g * kQ8Group) % c;
+        return scheme == Q8Scheme::Rows ? group_in<2 * kQ8Group>(i, g) : group_in<kQ8Group>(i, g);
+    }
+    template <size_t C>
+    const int8_t* group_in(size_t i, size_t g) const {
+        return q.data() + ((i / 16) * (groups * kQ8Group / C) + g * kQ8Group / C) * 16 * C + (i % 16) * C + (g * kQ8Group) % C;
     }
     size_t scale_index(size_t i, size_t g) const { return scheme == Q8Scheme::Rows ? i : i * groups + g; }
 };
@@ -140,6 +145,36 @@ inline void q8_record(const Q8RowOut& out, size_t i, float amax, bool finite, in
     out.scales[i] = !finite ? std::nanf("") : amax > 0.f && std::isfinite(127.f / amax) ? amax / 127.f : 0.f;
     out.bias[i] = -128 * sum;
 }
+// The two passes every quantiser makes, the instruction set only in Ops: each group's maximum
+// (ops.max(g, amax): false when a value is not finite) and the row's, then each group's values at
+// 127 / max (ops.quantize(g, inv, q): the 32 values rounded to nearest even and clamped to +-127,
+// zeros past k; returns their sum), or zeros where that inverse is not usable; q8_record for each
+// scale. Ops' functions carry their own target attributes.
+template <typename Ops>
+void q8_quantize_row(const Ops& ops, size_t groups, Q8Scheme scheme, const Q8RowOut& out) {
+    float row_amax = 0.f;
+    bool row_finite = true;
+    for (size_t g = 0; g < groups; ++g) {
+        float amax = 0.f;
+        const bool finite = ops.max(g, amax);
+        row_finite = row_finite && finite;
+        if (finite) row_amax = std::max(row_amax, amax);
+        if (scheme == Q8Scheme::Groups) out.scales[g] = finite ? amax : std::nanf("");  // (the maximum for now)
+    }
+    int32_t row_sum = 0;
+    for (size_t g = 0; g < groups; ++g) {
+        const float amax = scheme == Q8Scheme::Rows ? (row_finite ? row_amax : std::nanf("")) : out.scales[g];
+        const float inv = 127.f / amax;
+        int8_t* qg = out.at(g);
+        int32_t sum = 0;
+        if (std::isfinite(amax) && amax > 0.f && std::isfinite(inv)) sum = ops.quantize(g, inv, qg);
+        else std::memset(qg, 0, kQ8Group);
+        row_sum += sum;
+        if (scheme == Q8Scheme::Groups) q8_record(out, g, amax, !std::isnan(amax), sum);
+    }
+    if (scheme == Q8Scheme::Rows) q8_record(out, 0, row_amax, row_finite, row_sum);
+}
+
 void quantize_row_q8_portable(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out);
 bool quantize_row_q8_avx512(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out);
 bool quantize_row_q8_avx2(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out);

@@ -109,90 +109,60 @@ void matmul_q8_avx2(ThreadPool& pool, const Q8Rows& x, const Q8Matrix& w, float*
     q8_over_panels(pool, x, w, by_rows, y, ldy);
 }
 
-// As quantize_row_q8_portable (cpu_q8.cpp): the same maxima, the same scalar scales and inverses,
-// the same products rounded to nearest even (vcvtps2dq under the default rounding) and clamped.
-CARBON_Q8_AVX512 bool quantize_row_q8_avx512(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out) {
-    const __m512 big = _mm512_set1_ps(FLT_MAX);
-    const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
-    auto masks = [k](size_t c0, __mmask16& m0, __mmask16& m1) CARBON_Q8_AVX512 {
-        const size_t n = c0 < k ? std::min(kQ8Group, k - c0) : 0;
-        m0 = __mmask16(n >= 16 ? 0xFFFF : (1u << n) - 1);
-        m1 = __mmask16(n >= 32 ? 0xFFFF : n > 16 ? (1u << (n - 16)) - 1 : 0);
-    };
-    // First pass: each group's maximum (kept in scales for groups) and the row's.
-    float row_amax = 0.f;
-    bool row_finite = true;
-    for (size_t g = 0; g < groups; ++g) {
-        __mmask16 m0, m1;
-        masks(g * kQ8Group, m0, m1);
-        const __m512 a0 = _mm512_abs_ps(_mm512_maskz_loadu_ps(m0, x + g * kQ8Group));
-        const __m512 a1 = _mm512_abs_ps(_mm512_maskz_loadu_ps(m1, x + g * kQ8Group + 16));
-        const bool finite = (_mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) | _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ)) == 0;
-        const float amax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
-        row_finite = row_finite && finite;
-        if (finite) row_amax = std::max(row_amax, amax);
-        if (scheme == Q8Scheme::Groups) out.scales[g] = finite ? amax : std::nanf("");
-    }
-    int32_t row_sum = 0;
-    for (size_t g = 0; g < groups; ++g) {
-        const float amax = scheme == Q8Scheme::Rows ? (row_finite ? row_amax : std::nanf("")) : out.scales[g];
-        const float inv = 127.f / amax;
-        int8_t* qg = out.at(g);
-        int32_t sum = 0;
-        if (!(std::isfinite(amax) && amax > 0.f && std::isfinite(inv))) {
-            std::memset(qg, 0, kQ8Group);
-        } else {
-            __mmask16 m0, m1;
-            masks(g * kQ8Group, m0, m1);
-            const __m512 iv = _mm512_set1_ps(inv);
-            const __m512 v0 = _mm512_maskz_loadu_ps(m0, x + g * kQ8Group), v1 = _mm512_maskz_loadu_ps(m1, x + g * kQ8Group + 16);
-            const __m512i q0 = _mm512_min_epi32(hi, _mm512_max_epi32(lo, _mm512_cvtps_epi32(_mm512_mul_ps(v0, iv))));
-            const __m512i q1 = _mm512_min_epi32(hi, _mm512_max_epi32(lo, _mm512_cvtps_epi32(_mm512_mul_ps(v1, iv))));
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(qg), _mm512_cvtepi32_epi8(q0));
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(qg + 16), _mm512_cvtepi32_epi8(q1));
-            sum = _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
-        }
-        row_sum += sum;
-        if (scheme == Q8Scheme::Groups) q8_record(out, g, amax, !std::isnan(amax), sum);
-    }
-    if (scheme == Q8Scheme::Rows) q8_record(out, 0, row_amax, row_finite, row_sum);
-    return true;
-}
-
+// The quantisers' instruction-set parts (q8_quantize_row, cpu_q8.h), the portable bits: the maxima
+// exact, the products rounded to nearest even by vcvtps2dq under the default rounding, the clamp.
 namespace {
 
-CARBON_Q8_AVX2 inline float hmax8(__m256 v) {
-    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-    m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
-    return _mm_cvtss_f32(m);
-}
-
-// Group g's 32 values, zero past k (a ragged group copied out first).
-CARBON_Q8_AVX2 inline void load_group(const float* x, size_t k, size_t g, __m256 (&v)[4]) {
-    const size_t c0 = g * kQ8Group, n = c0 < k ? std::min(kQ8Group, k - c0) : 0;
-    alignas(32) float pad[kQ8Group] = {};
-    const float* p = x + c0;
-    if (n < kQ8Group) {
-        std::memcpy(pad, p, n * sizeof(float));
-        p = pad;
+struct Avx512Ops {
+    const float* x;
+    size_t k;
+    // Group g's two halves' lanes that lie before k.
+    void masks(size_t g, __mmask16& m0, __mmask16& m1) const {
+        const size_t c0 = g * kQ8Group, n = c0 < k ? std::min(kQ8Group, k - c0) : 0;
+        m0 = __mmask16(n >= 16 ? 0xFFFF : (1u << n) - 1);
+        m1 = __mmask16(n >= 32 ? 0xFFFF : n > 16 ? (1u << (n - 16)) - 1 : 0);
     }
-    for (size_t h = 0; h < 4; ++h) v[h] = _mm256_loadu_ps(p + 8 * h);
-}
+    CARBON_Q8_AVX512 bool max(size_t g, float& amax) const {
+        __mmask16 m0, m1;
+        masks(g, m0, m1);
+        const __m512 big = _mm512_set1_ps(FLT_MAX);
+        const __m512 a0 = _mm512_abs_ps(_mm512_maskz_loadu_ps(m0, x + g * kQ8Group));
+        const __m512 a1 = _mm512_abs_ps(_mm512_maskz_loadu_ps(m1, x + g * kQ8Group + 16));
+        amax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
+        return (_mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) | _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ)) == 0;
+    }
+    CARBON_Q8_AVX512 int32_t quantize(size_t g, float inv, int8_t* q) const {
+        __mmask16 m0, m1;
+        masks(g, m0, m1);
+        const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+        const __m512 iv = _mm512_set1_ps(inv);
+        const __m512 v0 = _mm512_maskz_loadu_ps(m0, x + g * kQ8Group), v1 = _mm512_maskz_loadu_ps(m1, x + g * kQ8Group + 16);
+        const __m512i q0 = _mm512_min_epi32(hi, _mm512_max_epi32(lo, _mm512_cvtps_epi32(_mm512_mul_ps(v0, iv))));
+        const __m512i q1 = _mm512_min_epi32(hi, _mm512_max_epi32(lo, _mm512_cvtps_epi32(_mm512_mul_ps(v1, iv))));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtepi32_epi8(q0));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 16), _mm512_cvtepi32_epi8(q1));
+        return _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+    }
+};
 
-}  // namespace
-
-// As quantize_row_q8_portable, with AVX2: the same bits (the maxima exact, the scalar scales and
-// inverses, vcvtps2dq rounding to nearest even, the clamp).
-CARBON_Q8_AVX2 bool quantize_row_q8_avx2(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out) {
-    const __m256 sign = _mm256_set1_ps(-0.f), big = _mm256_set1_ps(FLT_MAX);
-    const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127);
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    float row_amax = 0.f;
-    bool row_finite = true;
-    for (size_t g = 0; g < groups; ++g) {
+struct Avx2Ops {
+    const float* x;
+    size_t k;
+    // Group g's 32 values, zero past k (a ragged group copied out first).
+    CARBON_Q8_AVX2 void load(size_t g, __m256 (&v)[4]) const {
+        const size_t c0 = g * kQ8Group, n = c0 < k ? std::min(kQ8Group, k - c0) : 0;
+        alignas(32) float pad[kQ8Group] = {};
+        const float* p = x + c0;
+        if (n < kQ8Group) {
+            std::memcpy(pad, p, n * sizeof(float));
+            p = pad;
+        }
+        for (size_t h = 0; h < 4; ++h) v[h] = _mm256_loadu_ps(p + 8 * h);
+    }
+    CARBON_Q8_AVX2 bool max(size_t g, float& amax) const {
         __m256 v[4];
-        load_group(x, k, g, v);
+        load(g, v);
+        const __m256 sign = _mm256_set1_ps(-0.f), big = _mm256_set1_ps(FLT_MAX);
         __m256 m = _mm256_setzero_ps();
         int bad = 0;
         for (const __m256& e : v) {
@@ -200,37 +170,39 @@ CARBON_Q8_AVX2 bool quantize_row_q8_avx2(const float* x, size_t k, size_t groups
             bad |= _mm256_movemask_ps(_mm256_cmp_ps(a, big, _CMP_NLE_UQ));
             m = _mm256_max_ps(m, a);
         }
-        const float amax = hmax8(m);
-        row_finite = row_finite && !bad;
-        if (!bad) row_amax = std::max(row_amax, amax);
-        if (scheme == Q8Scheme::Groups) out.scales[g] = !bad ? amax : std::nanf("");
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        amax = _mm_cvtss_f32(_mm_max_ss(h, _mm_shuffle_ps(h, h, 1)));
+        return bad == 0;
     }
-    int32_t row_sum = 0;
-    for (size_t g = 0; g < groups; ++g) {
-        const float amax = scheme == Q8Scheme::Rows ? (row_finite ? row_amax : std::nanf("")) : out.scales[g];
-        const float inv = 127.f / amax;
-        int8_t* qg = out.at(g);
+    CARBON_Q8_AVX2 int32_t quantize(size_t g, float inv, int8_t* q) const {
+        __m256 v[4];
+        load(g, v);
+        const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127);
+        const __m256 iv = _mm256_set1_ps(inv);
+        __m256i r[4];
+        for (size_t h = 0; h < 4; ++h) r[h] = _mm256_min_epi32(hi, _mm256_max_epi32(lo, _mm256_cvtps_epi32(_mm256_mul_ps(v[h], iv))));
+        // packs interleave the 128-bit lanes; the permutation puts the 32 bytes back in order.
+        const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3])),
+                                                          _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), bytes);
+        alignas(32) int32_t lanes[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), _mm256_add_epi32(_mm256_add_epi32(r[0], r[1]), _mm256_add_epi32(r[2], r[3])));
         int32_t sum = 0;
-        if (!(std::isfinite(amax) && amax > 0.f && std::isfinite(inv))) {
-            std::memset(qg, 0, kQ8Group);
-        } else {
-            __m256 v[4];
-            load_group(x, k, g, v);
-            const __m256 iv = _mm256_set1_ps(inv);
-            __m256i q[4];
-            for (size_t h = 0; h < 4; ++h) q[h] = _mm256_min_epi32(hi, _mm256_max_epi32(lo, _mm256_cvtps_epi32(_mm256_mul_ps(v[h], iv))));
-            const __m256i bytes = _mm256_permutevar8x32_epi32(
-                _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3])), order);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(qg), bytes);
-            const __m256i s = _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
-            alignas(32) int32_t lanes[8];
-            _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), s);
-            for (int32_t l : lanes) sum += l;
-        }
-        row_sum += sum;
-        if (scheme == Q8Scheme::Groups) q8_record(out, g, amax, !std::isnan(amax), sum);
+        for (int32_t l : lanes) sum += l;
+        return sum;
     }
-    if (scheme == Q8Scheme::Rows) q8_record(out, 0, row_amax, row_finite, row_sum);
+};
+
+}  // namespace
+
+bool quantize_row_q8_avx512(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out) {
+    q8_quantize_row(Avx512Ops{x, k}, groups, scheme, out);
+    return true;
+}
+
+bool quantize_row_q8_avx2(const float* x, size_t k, size_t groups, Q8Scheme scheme, const Q8RowOut& out) {
+    q8_quantize_row(Avx2Ops{x, k}, groups, scheme, out);
     return true;
 }
 
