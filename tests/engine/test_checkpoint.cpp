@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "carbon/loader/checkpoint.h"
+#include "carbon/loader/safetensors.h"
 #include "carbon/loader/rope.h"
 
 #include <sys/stat.h>

@@ -14,7 +14,9 @@
 
 namespace fs = std::filesystem;
 using carbon::DType;
-using carbon::SafetensorsArchive;
+using carbon::TensorArchive;
+using carbon::open_safetensors_dir;
+using carbon::open_safetensors_file;
 using carbon::TensorToWrite;
 using nlohmann::json;
 
@@ -103,7 +105,7 @@ TEST(write_then_read_single_file) {
     CHECK_EQ(header["__metadata__"]["format"].get<std::string>(), std::string("pt"));
     CHECK_EQ(raw.size(), size_t(8 + n + 24 + 6 + 4 + 4));
 
-    const SafetensorsArchive a = SafetensorsArchive::open_file(file);
+    const TensorArchive a = open_safetensors_file(file);
     CHECK_EQ(a.tensors().size(), size_t(5));
     CHECK_EQ(a.files().size(), size_t(1));
     CHECK_EQ(a.total_bytes(), size_t(38));
@@ -152,7 +154,7 @@ TEST(sharded_round_trip) {
     CHECK_EQ(index["weight_map"]["t4"].get<std::string>(), std::string("model-00003-of-00003.safetensors"));
     CHECK_EQ(index["weight_map"]["t1"].get<std::string>(), std::string("model-00001-of-00003.safetensors"));
 
-    const SafetensorsArchive a = SafetensorsArchive::open_dir(d.path);
+    const TensorArchive a = open_safetensors_dir(d.path);
     CHECK_EQ(a.files().size(), size_t(3));  // each shard opened once
     CHECK_EQ(a.tensors().size(), size_t(5));
     CHECK_EQ(a.total_bytes(), size_t(80));
@@ -165,7 +167,7 @@ TEST(sharded_round_trip) {
     carbon::write_sharded_safetensors(d.path, {f32_tensor("only", {2}, 0)}, 1 << 20);
     CHECK(fs::exists(d.path / "model.safetensors"));
     CHECK(!fs::exists(d.path / "model.safetensors.index.json"));
-    const SafetensorsArchive b = SafetensorsArchive::open_dir(d.path);
+    const TensorArchive b = open_safetensors_dir(d.path);
     CHECK_EQ(b.tensors().size(), size_t(1));
     CHECK(b.contains("only"));
 }
@@ -176,7 +178,7 @@ TEST(open_dir_prefers_the_index) {
     carbon::write_safetensors(d.path / "part.safetensors", {f32_tensor("sharded", {1}, 0)});
     write_bytes(d.path / "model.safetensors.index.json",
                 R"({"metadata": {"total_size": 4}, "weight_map": {"sharded": "part.safetensors"}})");
-    const SafetensorsArchive a = SafetensorsArchive::open_dir(d.path);
+    const TensorArchive a = open_safetensors_dir(d.path);
     CHECK(a.contains("sharded"));
     CHECK(!a.contains("single"));
 }
@@ -186,10 +188,10 @@ TEST(open_dir_without_weights_lists_the_directory) {
     write_bytes(d.path / "pytorch_model.bin", "x");
     write_bytes(d.path / "config.json", "{}");
     const std::string dir = d.path.string();
-    CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path), dir.c_str(), "model.safetensors", "pytorch_model.bin",
+    CHECK_THROWS_WITH(open_safetensors_dir(d.path), dir.c_str(), "model.safetensors", "pytorch_model.bin",
                       "config.json");
     const std::string gone = (d.path / "gone").string();
-    CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path / "gone"), gone.c_str());
+    CHECK_THROWS_WITH(open_safetensors_dir(d.path / "gone"), gone.c_str());
 }
 
 TEST(metadata_and_python_style_header) {
@@ -203,7 +205,7 @@ TEST(metadata_and_python_style_header) {
     std::string text = h.dump();
     text.append((8 - text.size() % 8) % 8, ' ');
     write_raw(f, text, 8);
-    const SafetensorsArchive a = SafetensorsArchive::open_file(f);
+    const TensorArchive a = open_safetensors_file(f);
     CHECK_EQ(a.tensors().size(), size_t(2));
 }
 
@@ -212,13 +214,13 @@ TEST(metadata_and_python_style_header) {
 TEST(missing_empty_and_short_files) {
     TempDir d;
     const std::string missing = d.str("missing.safetensors");
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(missing), missing.c_str(), "No such file");
+    CHECK_THROWS_WITH(open_safetensors_file(missing), missing.c_str(), "No such file");
     const std::string empty = d.str("empty.safetensors");
     write_bytes(empty, "");
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(empty), empty.c_str(), "empty");
+    CHECK_THROWS_WITH(open_safetensors_file(empty), empty.c_str(), "empty");
     const std::string shortf = d.str("short.safetensors");
     write_bytes(shortf, "abc");
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(shortf), shortf.c_str(), "3 bytes", "too short");
+    CHECK_THROWS_WITH(open_safetensors_file(shortf), shortf.c_str(), "3 bytes", "too short");
     const std::string dir = d.path.string();
     CHECK_THROWS_WITH(carbon::MappedFile::open(d.path), dir.c_str(), "not a regular file");
 }
@@ -241,29 +243,29 @@ TEST(header_length_beyond_the_file) {
     TempDir d;
     const std::string f = d.str("long.safetensors");
     write_bytes(f, le64(1000) + "{}");
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "header length 1000", "file size 10");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "header length 1000", "file size 10");
     write_bytes(f, le64(uint64_t(1) << 40) + std::string(64, ' '));
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "header length 1099511627776", "file size 72",
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "header length 1099511627776", "file size 72",
                       "100 MiB");
     write_bytes(f, le64(~uint64_t(0)) + "{}");  // must not wrap around when added to 8
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "header length 18446744073709551615");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "header length 18446744073709551615");
 }
 
 TEST(bad_header_json) {
     TempDir d;
     const std::string f = d.str("bad.safetensors");
     write_raw(f, R"({"w": {"dtype": "F32", )", 0);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "malformed safetensors header JSON");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "malformed safetensors header JSON");
     write_raw(f, "[1, 2]  ", 0);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "not a JSON object");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "not a JSON object");
     write_raw(f, R"({"w": 5})", 0);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "not an object");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "not an object");
     // Duplicate keys: nlohmann would keep the last silently.
     write_raw(f,
               R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},)"
               R"( "w": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
               8);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "twice");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "twice");
 }
 
 TEST(entries_need_every_field) {
@@ -273,16 +275,16 @@ TEST(entries_need_every_field) {
         json e = entry("F32", {1}, 0, 4);
         e.erase(key);
         write_raw(f, json{{"w", e}}.dump(), 4);
-        CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", key);
+        CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", key);
     }
     write_raw(
         f, json{{"w", entry("F32", {1}, 0, 4)}, {"v", {{"dtype", 3}, {"shape", {1}}, {"data_offsets", {0, 4}}}}}.dump(),
         4);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'v'", "dtype");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'v'", "dtype");
     write_raw(f, json{{"w", {{"dtype", "F32"}, {"shape", {1}}, {"data_offsets", {0}}}}}.dump(), 4);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "data_offsets");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "data_offsets");
     write_raw(f, json{{"w", {{"dtype", "F32"}, {"shape", {1}}, {"data_offsets", {-4, 0}}}}}.dump(), 4);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "data_offsets");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "data_offsets");
 }
 
 TEST(unsupported_dtypes) {
@@ -291,7 +293,7 @@ TEST(unsupported_dtypes) {
     for (const char* dt : {"I64", "F64", "BOOL", "U8", "I8", "F8_E4M3", "F8_E5M2", "float32"}) {
         write_raw(f, json{{"weird.weight", entry(dt, {1}, 0, 8)}}.dump(), 8);
         const std::string want = std::string("tensor weird.weight has unsupported dtype ") + dt + " in " + f;
-        CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), want.c_str());
+        CHECK_THROWS_WITH(open_safetensors_file(f), want.c_str());
     }
 }
 
@@ -299,41 +301,41 @@ TEST(bad_shapes) {
     TempDir d;
     const std::string f = d.str("shape.safetensors");
     write_raw(f, json{{"w", entry("F32", {2, -3}, 0, 24)}}.dump(), 24);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "[2,-3]", "non-negative integer");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "[2,-3]", "non-negative integer");
     write_raw(f, json{{"w", entry("F32", {2.5}, 0, 8)}}.dump(), 8);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "non-negative integer");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "non-negative integer");
     write_raw(f, json{{"w", {{"dtype", "F32"}, {"shape", 4}, {"data_offsets", {0, 16}}}}}.dump(), 16);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "shape");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "shape");
     // A product that would overflow 64 bits must be caught, not wrapped into a small number.
     const uint64_t big = uint64_t(1) << 33;
     write_raw(f, json{{"w", entry("F32", {big, big, 0x40}, 0, 0)}}.dump(), 0);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "more than the 0-byte payload");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "more than the 0-byte payload");
 }
 
 TEST(offsets_out_of_bounds) {
     TempDir d;
     const std::string f = d.str("oob.safetensors");
     write_raw(f, json{{"w", entry("F32", {4}, 8, 24)}}.dump(), 16);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "[8, 24]", "16 bytes");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "[8, 24]", "16 bytes");
     write_raw(f, json{{"w", entry("F32", {0}, 12, 8)}}.dump(), 16);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "[12, 8]");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "[12, 8]");
 }
 
 TEST(size_must_match_shape_and_dtype) {
     TempDir d;
     const std::string f = d.str("size.safetensors");
     write_raw(f, json{{"w", entry("BF16", {3, 4}, 0, 48)}}.dump(), 48);  // F32-sized payload for BF16
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'w'", "[3, 4]", "BF16", "24 bytes", "hold 48");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'w'", "[3, 4]", "BF16", "24 bytes", "hold 48");
 }
 
 TEST(overlapping_tensors) {
     TempDir d;
     const std::string f = d.str("overlap.safetensors");
     write_raw(f, json{{"first", entry("F32", {4}, 0, 16)}, {"second", entry("F32", {2}, 8, 16)}}.dump(), 16);
-    CHECK_THROWS_WITH(SafetensorsArchive::open_file(f), f.c_str(), "'first'", "'second'", "overlap");
+    CHECK_THROWS_WITH(open_safetensors_file(f), f.c_str(), "'first'", "'second'", "overlap");
     // Empty tensors occupy no bytes and may sit anywhere.
     write_raw(f, json{{"first", entry("F32", {4}, 0, 16)}, {"none", entry("F32", {0}, 8, 8)}}.dump(), 16);
-    CHECK_EQ(SafetensorsArchive::open_file(f).tensors().size(), size_t(2));
+    CHECK_EQ(open_safetensors_file(f).tensors().size(), size_t(2));
 }
 
 // ---- Broken shard sets ----------------------------------------------------------------------
@@ -350,7 +352,7 @@ TEST(missing_shard) {
     carbon::write_safetensors(d.path / "s1.safetensors", {f32_tensor("a", {1}, 0)});
     write_index(d.path, {{"a", "s1.safetensors"}, {"b", "s2.safetensors"}});
     const std::string index = (d.path / "model.safetensors.index.json").string();
-    CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path), index.c_str(), "shard s2.safetensors is missing");
+    CHECK_THROWS_WITH(open_safetensors_dir(d.path), index.c_str(), "shard s2.safetensors is missing");
 }
 
 TEST(index_names_a_tensor_its_shard_lacks) {
@@ -358,7 +360,7 @@ TEST(index_names_a_tensor_its_shard_lacks) {
     carbon::write_safetensors(d.path / "s1.safetensors", {f32_tensor("a", {1}, 0)});
     write_index(d.path, {{"a", "s1.safetensors"}, {"ghost", "s1.safetensors"}});
     const std::string shard = (d.path / "s1.safetensors").string();
-    CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path), shard.c_str(), "'ghost'", "lacks");
+    CHECK_THROWS_WITH(open_safetensors_dir(d.path), shard.c_str(), "'ghost'", "lacks");
 }
 
 TEST(duplicate_tensor_across_shards) {
@@ -366,14 +368,14 @@ TEST(duplicate_tensor_across_shards) {
     carbon::write_safetensors(d.path / "s1.safetensors", {f32_tensor("a", {1}, 0), f32_tensor("dup", {1}, 0)});
     carbon::write_safetensors(d.path / "s2.safetensors", {f32_tensor("dup", {1}, 0)});
     write_index(d.path, {{"a", "s1.safetensors"}, {"dup", "s2.safetensors"}});
-    CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path), "'dup'", "s1.safetensors", "s2.safetensors");
+    CHECK_THROWS_WITH(open_safetensors_dir(d.path), "'dup'", "s1.safetensors", "s2.safetensors");
 }
 
 TEST(shard_names_stay_inside_the_directory) {
     TempDir d;
     for (const char* bad : {"../model.safetensors", "sub/x.safetensors", "..", "/etc/passwd", "a\\b"}) {
         write_index(d.path, {{"a", bad}});
-        CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path), "model.safetensors.index.json", "'a'", bad,
+        CHECK_THROWS_WITH(open_safetensors_dir(d.path), "model.safetensors.index.json", "'a'", bad,
                           "not a plain file name");
     }
 }
@@ -382,13 +384,13 @@ TEST(malformed_index) {
     TempDir d;
     const std::string index = (d.path / "model.safetensors.index.json").string();
     write_bytes(index, "{\"weight_map\": ");
-    CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path), index.c_str(), "malformed JSON");
+    CHECK_THROWS_WITH(open_safetensors_dir(d.path), index.c_str(), "malformed JSON");
     write_bytes(index, "{\"metadata\": {}}");
-    CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path), index.c_str(), "weight_map");
+    CHECK_THROWS_WITH(open_safetensors_dir(d.path), index.c_str(), "weight_map");
     write_index(d.path, json::object());
-    CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path), index.c_str(), "empty");
+    CHECK_THROWS_WITH(open_safetensors_dir(d.path), index.c_str(), "empty");
     write_index(d.path, {{"a", 3}});
-    CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path), index.c_str(), "'a'");
+    CHECK_THROWS_WITH(open_safetensors_dir(d.path), index.c_str(), "'a'");
 }
 
 TEST(a_broken_shard_is_named) {
@@ -397,7 +399,7 @@ TEST(a_broken_shard_is_named) {
     write_bytes(d.path / "s2.safetensors", "junk");
     write_index(d.path, {{"a", "s1.safetensors"}, {"b", "s2.safetensors"}});
     const std::string shard = (d.path / "s2.safetensors").string();
-    CHECK_THROWS_WITH(SafetensorsArchive::open_dir(d.path), shard.c_str(), "too short");
+    CHECK_THROWS_WITH(open_safetensors_dir(d.path), shard.c_str(), "too short");
 }
 
 // ---- Element conversions (common.h), against bit patterns PyTorch produces -------------------

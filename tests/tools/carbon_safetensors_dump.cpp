@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "carbon/loader/checkpoint.h"
+#include "carbon/loader/safetensors.h"
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -28,7 +29,7 @@ const char* st_name(carbon::DType t) {
     return "?";
 }
 
-ordered_json dump_archive(const carbon::SafetensorsArchive& a) {
+ordered_json dump_archive(const carbon::TensorArchive& a) {
     ordered_json out;
     out["files"] = ordered_json::array();
     for (const fs::path& f : a.files()) out["files"].push_back(f.filename().string());
@@ -121,8 +122,8 @@ int main(int argc, char** argv) {
     try {
         ordered_json out;
         if (mode.empty()) {
-            out = fs::is_directory(arg) ? dump_archive(carbon::SafetensorsArchive::open_dir(arg))
-                                        : dump_archive(carbon::SafetensorsArchive::open_file(arg));
+            out = fs::is_directory(arg) ? dump_archive(carbon::open_safetensors_dir(arg))
+                                        : dump_archive(carbon::open_safetensors_file(arg));
         } else if (mode == "--config") {
             out = dump_config(carbon::load_config(arg));
         } else if (mode == "--checkpoint") {

@@ -182,7 +182,7 @@ private:
     // is copied once, and the mapping's pages of it released as soon as it is, so the weights are
     // never held twice (the peak grows by one matrix at most). The DNA head is packed as the 4,096
     // rows it reads; a full-vocabulary head reads the mapping.
-    void pack_weights(const SafetensorsArchive& archive) {
+    void pack_weights(const TensorArchive& archive) {
         auto pack = [&](const TensorView* t) {
             if (packed_of_.count(t)) return;
             const cpu::WeightMatrix m = matrix(t);
@@ -202,7 +202,7 @@ private:
     // int8 weights: every projection and the DNA head's 4,096 rows quantised once at load (the
     // mapping's pages of each released as it is, as pack_weights does); the embedding, the norms
     // and a full-vocabulary head stay as stored.
-    void quantize_weights(const SafetensorsArchive& archive) {
+    void quantize_weights(const TensorArchive& archive) {
         size_t released = 0;
         auto quantize = [&](const TensorView* t) {
             if (q8_of_.count(t)) return;

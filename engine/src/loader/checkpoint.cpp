@@ -2,6 +2,8 @@
 // its Hugging Face name and checked (presence, shape against the config, dtype) before any use.
 #include "carbon/loader/checkpoint.h"
 
+#include "carbon/loader/safetensors.h"
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -20,7 +22,7 @@ std::string shape_str(const std::vector<int64_t>& shape) {
 // Finds tensors and checks their shapes; remembers the first matrix's dtype so the rest must agree.
 class Resolver {
 public:
-    Resolver(const SafetensorsArchive& a, const ModelConfig& c) : archive_(a), config_(c) {}
+    Resolver(const TensorArchive& a, const ModelConfig& c) : archive_(a), config_(c) {}
 
     // `why` names the config keys the expected shape comes from, for the message.
     const TensorView* require(const std::string& name, std::vector<int64_t> shape, const std::string& why) {
@@ -57,7 +59,7 @@ private:
         }
     }
 
-    const SafetensorsArchive& archive_;
+    const TensorArchive& archive_;
     const ModelConfig& config_;
     std::string first_matrix_;
     DType matrix_dtype_ = DType::BF16;
@@ -76,7 +78,7 @@ Checkpoint Checkpoint::open(const fs::path& dir) {
     Checkpoint ck;
     ck.dir_ = dir;
     ck.config_ = load_config(config_path);
-    ck.archive_ = SafetensorsArchive::open_dir(dir);
+    ck.archive_ = open_safetensors_dir(dir);
 
     const ModelConfig& c = ck.config_;
     const int64_t H = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;

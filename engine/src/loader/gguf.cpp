@@ -204,7 +204,7 @@ const GgufTensor* GgufFile::tensor(const std::string& name) const {
 
 GgufFile GgufFile::open(const std::filesystem::path& path) {
     GgufFile g;
-    g.map_ = std::make_unique<MappedFile>(MappedFile::open(path, "a GGUF file"));
+    g.map_ = std::make_shared<const MappedFile>(MappedFile::open(path, "a GGUF file"));
     const std::string file = path.string();
     Cursor c(g.map_->data(), g.map_->size(), file);
     if (c.read<uint32_t>("the magic number") != kMagic) c.fail("it does not start with GGUF (not a GGUF file)", 0);

@@ -63,60 +63,14 @@ std::string errno_text(int err) {
 
 }  // namespace
 
-// ---- MappedFile -------------------------------------------------------------------------------
-
-MappedFile MappedFile::open(const fs::path& path, std::string_view what) {
-    size_t size = 0;
-    const int fd = open_regular_file(path, what, size);  // a FIFO is refused, not waited on
-    if (size == 0) {
-        ::close(fd);
-        throw Error(path.string() + ": file is empty");
-    }
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    const int err = errno;
-    ::close(fd);  // the mapping keeps the file alive
-    if (p == MAP_FAILED) throw Error(path.string() + ": cannot memory-map: " + errno_text(err));
-    MappedFile m;
-    m.data_ = static_cast<const uint8_t*>(p);
-    m.size_ = size;
-    m.path_ = path;
-    return m;
-}
-
-MappedFile::MappedFile(MappedFile&& o) noexcept : data_(o.data_), size_(o.size_), path_(std::move(o.path_)) {
-    o.data_ = nullptr;
-    o.size_ = 0;
-}
-
-MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
-    if (this != &o) {
-        if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
-        data_ = o.data_;
-        size_ = o.size_;
-        path_ = std::move(o.path_);
-        o.data_ = nullptr;
-        o.size_ = 0;
-    }
-    return *this;
-}
-
-MappedFile::~MappedFile() {
-    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
-}
-
-int64_t TensorView::numel() const {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-}
-
-// ---- SafetensorsArchive ---------------------------------------------------------------------
 
 // Parses and checks one file's header, then adds its tensors. With `expected` (tensor -> shard
 // file name, from the index) every tensor the index assigns to this file must be present.
-void SafetensorsArchive::add_file(const fs::path& file, const std::map<std::string, std::string>* expected) {
+namespace {
+
+void add_file(TensorArchive& archive, const fs::path& file, const std::map<std::string, std::string>* expected) {
     const std::string f = file.string();
-    auto map = std::make_unique<MappedFile>(MappedFile::open(file));
+    auto map = std::make_shared<const MappedFile>(MappedFile::open(file));
     const uint8_t* base = map->data();
     const size_t size = map->size();
     if (size < 8)
@@ -224,29 +178,28 @@ void SafetensorsArchive::add_file(const fs::path& file, const std::map<std::stri
                 throw Error(f + ": the index lists tensor '" + tensor + "' in this shard, but the shard lacks it");
     }
     for (TensorView& v : views) {
-        auto prev = tensors_.find(v.name);
-        if (prev != tensors_.end())
-            throw Error("tensor '" + v.name + "' appears in both " + prev->second.file.string() + " and " + f);
-        std::string key = v.name;
-        tensors_.emplace(std::move(key), std::move(v));
+        if (archive.contains(v.name))
+            throw Error("tensor '" + v.name + "' appears in both " + archive.get(v.name).file.string() + " and " + f);
+        archive.add(std::move(v));
     }
-    maps_.push_back(std::move(map));
-    files_.push_back(file);
+    archive.add_mapping(std::move(map));
 }
 
-SafetensorsArchive SafetensorsArchive::open_file(const fs::path& file) {
-    SafetensorsArchive a;
-    a.source_ = file;
-    a.add_file(file, nullptr);
+}  // namespace
+
+TensorArchive open_safetensors_file(const fs::path& file) {
+    TensorArchive a;
+    a.set_source(file);
+    add_file(a, file, nullptr);
     return a;
 }
 
-SafetensorsArchive SafetensorsArchive::open_dir(const fs::path& dir) {
+TensorArchive open_safetensors_dir(const fs::path& dir) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw Error(dir.string() + ": not a directory (or missing)");
     const fs::path index = dir / "model.safetensors.index.json";
-    SafetensorsArchive a;
-    a.source_ = dir;
+    TensorArchive a;
+    a.set_source(dir);
     if (fs::exists(index, ec)) {
         const std::string text = read_regular_file(index, "the safetensors index", 256u << 20);
         json j;
@@ -276,13 +229,13 @@ SafetensorsArchive SafetensorsArchive::open_dir(const fs::path& dir) {
             const fs::path p = dir / shard;
             if (!fs::exists(p, ec))
                 throw Error(index.string() + ": shard " + shard + " is missing (expected at " + p.string() + ")");
-            a.add_file(p, &expected);
+            add_file(a, p, &expected);
         }
         return a;
     }
     const fs::path single = dir / "model.safetensors";
     if (fs::exists(single, ec)) {
-        a.add_file(single, nullptr);
+        add_file(a, single, nullptr);
         return a;
     }
     std::vector<std::string> names;
@@ -294,35 +247,6 @@ SafetensorsArchive SafetensorsArchive::open_dir(const fs::path& dir) {
     throw Error(dir.string() +
                 ": neither model.safetensors nor model.safetensors.index.json found; the directory holds: " +
                 (names.empty() ? std::string("nothing") : listing));
-}
-
-bool SafetensorsArchive::contains(const std::string& name) const {
-    return tensors_.count(name) != 0;
-}
-
-const TensorView& SafetensorsArchive::get(const std::string& name) const {
-    auto it = tensors_.find(name);
-    if (it == tensors_.end()) throw Error(source_.string() + ": tensor '" + name + "' is missing");
-    return it->second;
-}
-
-size_t SafetensorsArchive::total_bytes() const {
-    size_t n = 0;
-    for (const auto& [name, v] : tensors_) n += v.nbytes;
-    return n;
-}
-
-void SafetensorsArchive::release_pages(const TensorView& t) const {
-    const auto begin = reinterpret_cast<uintptr_t>(t.data), end = begin + t.nbytes;
-    for (const auto& m : maps_) {
-        const auto base = reinterpret_cast<uintptr_t>(m->data());
-        if (begin < base || end > base + m->size()) continue;
-        const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
-        const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
-        // Advice only: when the kernel declines, the pages stay and nothing else changes.
-        if (last > first) (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
-        return;
-    }
 }
 
 // ---- Writing --------------------------------------------------------------------------------

@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const fs::path file = d / (index ? "model.safetensors.index.json" : "model.safetensors");
     std::ofstream(file, std::ios::binary | std::ios::trunc) << body;
     try {
-        const carbon::SafetensorsArchive a = index ? carbon::SafetensorsArchive::open_dir(d) : carbon::SafetensorsArchive::open_file(file);
+        const carbon::TensorArchive a = index ? carbon::open_safetensors_dir(d) : carbon::open_safetensors_file(file);
         unsigned sum = 0;
         for (const auto& [name, view] : a.tensors())
             for (size_t i = 0; i < view.nbytes; ++i) sum += static_cast<const uint8_t*>(view.data)[i];

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "carbon/loader/config.h"
-#include "carbon/loader/safetensors.h"
+#include "carbon/loader/tensor_archive.h"
 
 namespace carbon {
 
@@ -53,7 +53,7 @@ public:
     const std::filesystem::path& dir() const { return dir_; }
     const ModelConfig& config() const { return config_; }
     const ModelWeights& weights() const { return weights_; }
-    const SafetensorsArchive& archive() const { return archive_; }
+    const TensorArchive& archive() const { return archive_; }
 
     // Extends the context with YaRN (factor f: the native max_position_embeddings becomes
     // original_max_position_embeddings and the context f times it), as the Carbon card does for
@@ -67,7 +67,7 @@ private:
     Checkpoint() = default;
     std::filesystem::path dir_;
     ModelConfig config_;
-    SafetensorsArchive archive_;
+    TensorArchive archive_;
     ModelWeights weights_;
 };
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "carbon/loader/safetensors.h"
+#include "carbon/loader/tensor_archive.h"
 
 namespace carbon {
 
@@ -72,6 +72,8 @@ public:
     uint32_t alignment() const { return alignment_; }
     uint64_t data_offset() const { return data_offset_; }
     const std::filesystem::path& path() const { return map_->path(); }
+    // The mapping the tensors' bytes lie in (a TensorArchive keeps it alive).
+    const std::shared_ptr<const MappedFile>& mapping() const { return map_; }
     const std::map<std::string, GgufValue>& metadata() const { return metadata_; }
     const GgufValue* find(const std::string& key) const;  // null when absent
     // In file order.
@@ -80,7 +82,7 @@ public:
 
 private:
     GgufFile() = default;
-    std::unique_ptr<MappedFile> map_;
+    std::shared_ptr<const MappedFile> map_;
     uint32_t version_ = 0, alignment_ = 32;
     uint64_t data_offset_ = 0;
     std::map<std::string, GgufValue> metadata_;
