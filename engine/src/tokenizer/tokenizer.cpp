@@ -10,16 +10,17 @@
 #include <unordered_set>
 
 #include "bpe.h"
+#include "tokenizer_sources.h"
 #include "carbon/support/input_file.h"
 
 namespace carbon {
 namespace {
 
+using namespace detail;
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-constexpr std::string_view kDnaOpen = "<dna>", kDnaClose = "</dna>", kOov = "<oov>";
-constexpr std::string_view kKmerSuffix = "\xEE\x80\x80";  // U+E000, as GGUF conversions mark 6-mers
 
 // Tokenizer files: Qwen3's tokenizer.json is about 11 MB; 512 MB leaves room for any genuine one.
 std::string read_file(const fs::path& path) { return read_regular_file(path, "a tokenizer file", 512u << 20); }
@@ -223,40 +224,6 @@ std::vector<std::pair<std::string, std::string>> read_merges_txt(const fs::path&
     return merges;
 }
 
-// A 6-mer listed as a token: exactly six of A/C/G/T, optionally marked with U+E000.
-int listed_kmer_index(std::string_view content) {
-    if (content.size() == kKmer + kKmerSuffix.size() && content.substr(kKmer) == kKmerSuffix)
-        content = content.substr(0, kKmer);
-    return content.size() == size_t(kKmer) ? Tokenizer::kmer_index_of(content) : -1;
-}
-
-// A 6-mer marked with U+E000 in a BPE vocabulary (raw or in byte-level form), or -1. Unmarked
-// 6-letter words there are text ("CCCCCC" is a Qwen token), never DNA.
-int marked_vocab_kmer_index(const std::string& key) {
-    for (const std::string& s : {key, key.size() > 9 ? byte_level_decode(key) : std::string()})
-        if (s.size() == kKmer + kKmerSuffix.size() && s.substr(kKmer) == kKmerSuffix)
-            return Tokenizer::kmer_index_of(std::string_view(s).substr(0, kKmer));
-    return -1;
-}
-
-// Where each token was seen: the DNA names and 6-mers are looked up in every file that lists
-// tokens, and must agree. A listing holds an added-token list whole, but only the DNA names
-// and marked 6-mers of a BPE vocabulary.
-struct Listing {
-    std::string where;
-    std::vector<std::pair<std::string, int32_t>> tokens;  // content, id
-    bool added = true;  // an added-token list (else a BPE vocabulary's DNA names and 6-mers)
-};
-Listing vocab_listing(const std::string& where, const std::unordered_map<std::string, int32_t>& vocab) {
-    Listing l{where, {}, false};
-    for (std::string_view name : {kDnaOpen, kDnaClose, kOov})
-        if (auto it = vocab.find(std::string(name)); it != vocab.end()) l.tokens.emplace_back(name, it->second);
-    for (const auto& [key, id] : vocab)
-        if (int index = marked_vocab_kmer_index(key); index >= 0)
-            l.tokens.emplace_back(Tokenizer::kmer_text(index) + std::string(kKmerSuffix), id);
-    return l;
-}
-
 }  // namespace
 
 Tokenizer::Tokenizer() = default;
@@ -387,166 +354,19 @@ Tokenizer Tokenizer::load(const fs::path& dir, int vocab_size) {
                     ")");
     }
 
-    // Every id the files give must fit the model's embedding table.
-    auto check_fits = [&](int32_t id, const std::string& where, std::string_view content) {
-        if (id >= vocab_size)
-            throw Error(where + ": token " + in_quotes(content) + " has id " + std::to_string(id) +
-                        ", not below config.json vocab_size " + std::to_string(vocab_size));
-    };
-    for (const auto& [text, id] : spec.vocab)
-        if (id >= vocab_size)  // decode only for the message: there are 150k of them
-            check_fits(id, tok.info_.bpe_from.substr(0, tok.info_.bpe_from.find(' ')), byte_level_decode(text));
-    for (const Listing& l : listings)
-        for (const auto& [content, id] : l.tokens) check_fits(id, l.where, content);
-    // Files that contradict themselves change what tags and DNA mean: an added-token list that
-    // gives one id to two tokens, or an added token on an id the BPE vocabulary gives to other text.
-    std::vector<const std::string*> vocab_text(size_t(vocab_size), nullptr);
-    for (const auto& [text, id] : spec.vocab)
-        if (id >= 0) vocab_text[size_t(id)] = &text;
-    const std::string vocab_where = tok.info_.bpe_from.substr(0, tok.info_.bpe_from.find(' '));
-    for (const Listing& l : listings) {
-        if (!l.added) continue;
-        std::unordered_map<int32_t, const std::string*> seen;
-        for (const auto& [content, id] : l.tokens) {
-            if (auto [it, fresh] = seen.emplace(id, &content); !fresh && *it->second != content)
-                throw Error(dir.string() + ": " + l.where + " gives id " + std::to_string(id) + " to both " +
-                            in_quotes(*it->second) + " and " + in_quotes(content));
-            if (id >= 0 && vocab_text[size_t(id)] && byte_level_decode(*vocab_text[size_t(id)]) != content)
-                throw Error(dir.string() + ": " + l.where + " puts " + in_quotes(content) + " on id " + std::to_string(id) +
-                            ", which the BPE vocabulary (" + vocab_where + ") already gives to " +
-                            in_quotes(byte_level_decode(*vocab_text[size_t(id)])));
-        }
-    }
-
-    tok.info_.nfc = spec.nfc;
-    tok.info_.pretokenizer = spec.pre.describe();
-    tok.info_.bpe_vocab_size = spec.vocab.size();
-    tok.info_.num_merges = spec.merges.size();
-    std::string bpe_where = spec.origin;
-    tok.bpe_ = std::make_unique<BpeModel>(std::move(spec));
-    tok.info_.num_added_tokens = tok.bpe_->added_tokens().size();
-    tok.bpe_->set_extra_names(std::move(extra_names));
     for (const auto& r : read) tok.info_.source += (tok.info_.source.empty() ? dir.string() + ": " : ", ") + r;
-
-    // <dna>, </dna>, <oov>: every file that names one must give it the same id.
-    std::string looked_in;
-    for (const Listing& l : listings) looked_in += (looked_in.empty() ? "" : ", ") + l.where;
-    auto find_named = [&](std::string_view name) {
-        int32_t id = -1;
-        std::string first_where;
-        for (const Listing& l : listings)
-            for (const auto& [content, cid] : l.tokens) {
-                if (content != name) continue;
-                if (id < 0) {
-                    id = cid;
-                    first_where = l.where;
-                } else if (cid != id) {
-                    throw Error("conflicting ids for " + std::string(name) + " in " + dir.string() + ": " +
-                                std::to_string(id) + " in " + first_where + ", " + std::to_string(cid) + " in " +
-                                l.where);
-                }
-            }
-        if (id < 0)
-            throw Error("no " + std::string(name) + " token in " + dir.string() + " (looked in " + looked_in +
-                        "): this is not a Carbon DNA tokenizer");
-        return id;
-    };
-    tok.dna_open_ = find_named(kDnaOpen);
-    tok.dna_close_ = find_named(kDnaClose);
-    tok.oov_ = find_named(kOov);
-    if (tok.dna_open_ == tok.dna_close_ || tok.dna_open_ == tok.oov_ || tok.dna_close_ == tok.oov_)
-        throw Error("<dna>, </dna> and <oov> must have different ids in " + dir.string() + " (" +
-                    std::to_string(tok.dna_open_) + ", " + std::to_string(tok.dna_close_) + ", " +
-                    std::to_string(tok.oov_) + ")");
-
-    // The 6-mers: a complete listing in each file that lists any, all files agreeing.
-    std::vector<int32_t> kmers(kNumKmers, -1);
-    std::string listed_in;
-    for (const Listing& l : listings) {
-        std::vector<int32_t> mine(kNumKmers, -1);
-        size_t count = 0;
-        for (const auto& [content, id] : l.tokens) {
-            int index = listed_kmer_index(content);
-            if (index < 0) continue;
-            if (mine[size_t(index)] >= 0)
-                throw Error(l.where + " in " + dir.string() + " lists the 6-mer " + kmer_text(index) + " twice (ids " +
-                            std::to_string(mine[size_t(index)]) + " and " + std::to_string(id) + ")");
-            mine[size_t(index)] = id;
-            ++count;
-        }
-        if (count == 0) continue;
-        if (count != size_t(kNumKmers)) {
-            std::string missing;
-            int shown = 0;
-            for (int i = 0; i < kNumKmers && shown < 3; ++i)
-                if (mine[size_t(i)] < 0) missing += (shown++ ? ", " : "") + kmer_text(i);
-            throw Error(l.where + " in " + dir.string() + " lists " + std::to_string(count) +
-                        " of the 4096 DNA 6-mers (missing " + missing + (kNumKmers - int(count) > 3 ? ", ..." : "") +
-                        "): a 6-mer listing must be complete");
-        }
-        for (int i = 0; i < kNumKmers; ++i) {
-            if (kmers[size_t(i)] >= 0 && kmers[size_t(i)] != mine[size_t(i)])
-                throw Error("conflicting ids for the 6-mer " + kmer_text(i) + " in " + dir.string() + ": " +
-                            std::to_string(kmers[size_t(i)]) + " in " + listed_in + ", " +
-                            std::to_string(mine[size_t(i)]) + " in " + l.where);
-            kmers[size_t(i)] = mine[size_t(i)];
-        }
-        listed_in += (listed_in.empty() ? "" : " and ") + l.where;
-    }
-    if (!listed_in.empty()) {
-        tok.info_.kmer_ids_from = "listed in " + listed_in;
-    } else if (tok.info_.tokenizer_class == "HybridDNATokenizer") {
-        int64_t last = int64_t(tok.oov_) + kNumKmers;
-        if (last >= vocab_size)
-            throw Error("vocab_size " + std::to_string(vocab_size) +
-                        " is too small for the HybridDNATokenizer layout of " + dir.string() + ": <oov> is " +
-                        std::to_string(tok.oov_) + ", so the 6-mers take ids " + std::to_string(tok.oov_ + 1) + ".." +
-                        std::to_string(last) + " and vocab_size must be at least " + std::to_string(last + 1));
-        for (int i = 0; i < kNumKmers; ++i) kmers[size_t(i)] = tok.oov_ + 1 + i;
-        // The rule is only safe when nothing else claims those ids (a token there that is the
-        // very 6-mer the rule puts there is fine).
-        auto is_layout_kmer = [&](int32_t id, std::string_view content) {
-            return listed_kmer_index(content) == id - tok.oov_ - 1;
-        };
-        for (const Listing& l : listings)
-            for (const auto& [content, id] : l.tokens)
-                if (id > tok.oov_ && id <= last && !is_layout_kmer(id, content))
-                    throw Error(l.where + " in " + dir.string() + " gives " + in_quotes(content) + " id " +
-                                std::to_string(id) +
-                                ", inside the 6-mer ids the HybridDNATokenizer layout puts after <oov>; the "
-                                "layout rule cannot apply");
-        for (const auto& [text, id] : tok.bpe_->vocab())
-            if (id > tok.oov_ && id <= last && !is_layout_kmer(id, text) &&
-                !is_layout_kmer(id, byte_level_decode(text)))
-                throw Error(bpe_where + ": BPE token " + in_quotes(byte_level_decode(text)) + " has id " +
-                            std::to_string(id) +
-                            ", inside the 6-mer ids the HybridDNATokenizer layout puts after <oov>; the layout "
-                            "rule cannot apply");
-        tok.info_.kmer_ids_from =
-            "HybridDNATokenizer layout (tokenizer_config.json names the class; no file "
-            "lists the 6-mers): id = <oov> + 1 + index, A=0 T=1 C=2 G=3";
-    } else {
-        throw Error("no DNA 6-mer tokens in " + dir.string() + ": no file lists the 4096 6-mers (looked in " +
-                    looked_in + ") and tokenizer_config.json " +
-                    (tok.info_.tokenizer_class.empty()
-                         ? std::string("names no tokenizer_class")
-                         : "names tokenizer_class " + in_quotes(tok.info_.tokenizer_class)) +
-                    ", not HybridDNATokenizer, so the documented layout does not apply");
-    }
-
-    tok.kmer_index_of_id_.assign(size_t(vocab_size), -1);
-    for (int i = 0; i < kNumKmers; ++i) {
-        int32_t id = kmers[size_t(i)];
-        if (id == tok.dna_open_ || id == tok.dna_close_ || id == tok.oov_)
-            throw Error("the 6-mer " + kmer_text(i) + " has id " + std::to_string(id) +
-                        ", which is also <dna>, </dna> or <oov>, in " + dir.string());
-        if (tok.kmer_index_of_id_[size_t(id)] >= 0)
-            throw Error("the 6-mers " + kmer_text(tok.kmer_index_of_id_[size_t(id)]) + " and " + kmer_text(i) +
-                        " share id " + std::to_string(id) + " in " + dir.string());
-        tok.kmer_index_of_id_[size_t(id)] = int16_t(i);
-    }
-    tok.kmer_ids_ = std::move(kmers);
-    return tok;
+    detail::TokenizerSources src;
+    src.where = dir.string();
+    src.vocab_size_from = "config.json vocab_size";
+    src.spec = std::move(spec);
+    src.listings = std::move(listings);
+    src.extra_names = std::move(extra_names);
+    src.info = std::move(tok.info_);
+    src.no_kmers = "no file lists the 4096 6-mers and tokenizer_config.json " +
+                   (src.info.tokenizer_class.empty() ? std::string("names no tokenizer_class")
+                                                     : "names tokenizer_class " + in_quotes(src.info.tokenizer_class)) +
+                   ", not HybridDNATokenizer, so the documented layout does not apply";
+    return build(std::move(src), vocab_size);
 }
 
 int Tokenizer::kmer_index(int32_t id) const {

@@ -49,6 +49,9 @@ struct DnaEncoding {
 };
 
 class BpeModel;  // byte-level BPE for text; internal
+namespace detail {
+struct TokenizerSources;
+}
 
 struct TokenizerInfo {
     std::string source;          // files the tokenizer was read from
@@ -110,6 +113,7 @@ public:
     const TokenizerInfo& info() const { return info_; }
 
 private:
+    static Tokenizer build(detail::TokenizerSources s, int vocab_size);
     std::unique_ptr<BpeModel> bpe_;
     int32_t dna_open_ = -1, dna_close_ = -1, oov_ = -1;
     std::vector<int32_t> kmer_ids_;         // 4096
