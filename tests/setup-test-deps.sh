@@ -74,5 +74,14 @@ if ! "$VENV/bin/python" -c "import dnachisel" >/dev/null 2>&1; then
     "${pip[@]}" install --quiet --no-index --find-links "$WHEELS" "dnachisel==3.2.16" >&2
   fi
 fi
+# llama.cpp's own converter (convert_hf_to_gguf.py and its conversion/ and gguf-py/ packages),
+# which python.test_gguf_model makes GGUF files of our checkpoints with: the llama.cpp source that
+# PyPI's llama-cpp-python sdist vendors (about 77 MB, kept in the wheelhouse; nothing is built).
+LLAMA_CPP_SDIST="$WHEELS/llama_cpp_python-0.3.36.tar.gz"
+if [ ! -f "$LLAMA_CPP_SDIST" ]; then
+  mkdir -p "$WHEELS"
+  echo "setup-test-deps: downloading the llama-cpp-python 0.3.36 sdist (llama.cpp's GGUF converter) into $WHEELS" >&2
+  "$VENV/bin/python" -m pip --disable-pip-version-check download --quiet --no-binary :all: --no-deps "llama-cpp-python==0.3.36" -d "$WHEELS" >&2
+fi
 "$VENV/bin/python" -c "import torch, transformers, tokenizers; print('setup-test-deps: torch', torch.__version__, 'transformers', transformers.__version__, 'tokenizers', tokenizers.__version__)" >&2
 echo "$PWD/$VENV/bin/python"

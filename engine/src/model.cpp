@@ -2,6 +2,7 @@
 #include "carbon/model.h"
 
 #include "carbon/gpu_provider.h"
+#include "carbon/loader/gguf.h"
 
 #include <cstdlib>
 #include <string_view>
@@ -23,6 +24,11 @@ const char* backend_kind_name(BackendKind k) {
         case BackendKind::Cuda: return "cuda";
     }
     return "?";
+}
+
+Tokenizer open_tokenizer(const Checkpoint& ck) {
+    if (const GgufFile* g = ck.gguf()) return Tokenizer::from_gguf(*g, ck.config().vocab_size);
+    return Tokenizer::load(ck.dir(), ck.config().vocab_size);
 }
 
 Model::Model(Checkpoint checkpoint, Tokenizer tokenizer)
@@ -69,20 +75,28 @@ std::unique_ptr<Backend> Model::start_gpu(const ModelOptions& options, const Bac
 std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const ModelOptions& options) {
     Checkpoint ckpt = Checkpoint::open(dir);
     if (options.yarn_factor > 0) ckpt.extend_context_yarn(options.yarn_factor);
-    Tokenizer tok = Tokenizer::load(dir, ckpt.config().vocab_size);
+    Tokenizer tok = open_tokenizer(ckpt);
+    std::string weights = options.weights;
+    if (ckpt.weights().q8_0) {
+        // The file's own 8-bit weights: used as they are, never rounded to another scheme.
+        if (weights == "int8")
+            throw Error(ckpt.dir().string() + ": holds Q8_0 weights, which run as they are (weights q8_0, or native); "
+                        "per-row int8 would round them a second time");
+        weights = "q8_0";
+    }
     std::unique_ptr<Model> m(new Model(std::move(ckpt), std::move(tok)));
     BackendOptions bo;
     bo.threads = options.threads;
     bo.cpu_kernels = options.cpu_kernels;
-    bo.weights = options.weights;
-    const bool int8 = options.weights == "int8" || options.weights == "q8_0";
+    bo.weights = weights;
+    const bool int8 = weights == "int8" || weights == "q8_0";
     if (int8 && options.backend == BackendKind::Cuda)
         throw Error("int8 weights run on the CPU backend for now: give --backend cpu (or auto), or native weights on the GPU");
     if (options.backend != BackendKind::Cpu && !int8) m->backend_ = m->start_gpu(options, bo);
     if (int8 && options.backend == BackendKind::Auto && gpu_provider())
         m->notice_ = "int8 weights run on the CPU (the GPU has no int8 kernel yet)";
     if (!m->backend_) m->backend_ = make_cpu_backend(m->checkpoint_, m->tokenizer_.kmer_ids(), bo);
-    if (int8) m->weights_ = options.weights;
+    if (int8) m->weights_ = weights;
     if (const std::string n = m->backend_->notice(); !n.empty()) m->notice_ += (m->notice_.empty() ? "" : "; ") + n;
     return m;
 }

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "carbon/loader/checkpoint.h"
+#include "carbon/model.h"
 #include "carbon/support/user_dirs.h"
 #include "carbon/tokenizer/tokenizer.h"
 
@@ -25,6 +26,7 @@ namespace {
 uint64_t folder_bytes(const fs::path& dir) {
     uint64_t total = 0;
     std::error_code ec;
+    if (fs::is_regular_file(dir, ec)) return fs::file_size(dir, ec);  // a GGUF file
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         std::error_code ec2;
         if (fs::is_regular_file(e.path(), ec2)) total += fs::file_size(e.path(), ec2);  // follows symlinks
@@ -69,11 +71,12 @@ ModelFolderInfo inspect_model_folder(const fs::path& dir) {
     if (info.name.empty()) info.name = dir.parent_path().filename().string();
     try {
         std::error_code ec;
-        if (!fs::is_directory(dir, ec)) throw Error(dir.string() + ": not a folder");
+        if (!fs::is_directory(dir, ec) && !(fs::is_regular_file(dir, ec) && dir.extension() == ".gguf"))
+            throw Error(dir.string() + ": not a folder (or a .gguf file)");
         // Opening maps the files and checks every tensor's presence, shape and dtype; it reads
         // headers only, so this is quick whatever the model's size.
         const Checkpoint ck = Checkpoint::open(dir);
-        const Tokenizer tok = Tokenizer::load(dir, ck.config().vocab_size);
+        const Tokenizer tok = open_tokenizer(ck);
         info.config = ck.config();
         info.parameters = ck.config().parameter_count();
         info.weights_dtype = ck.weights().dtype;

@@ -319,4 +319,70 @@ TEST(the_product_is_within_the_quantisation_bound) {
     }
 }
 
+// GGUF Q8_0 blocks written as llama.cpp's quantize_row_q8_0_ref writes them: d = max|x| / 127 rounded to
+// fp16, q = round(x / d).
+std::vector<uint8_t> gguf_q8_0_blocks(const std::vector<float>& v, size_t rows, size_t cols) {
+    std::vector<uint8_t> out(rows * cols / 32 * 34);
+    for (size_t b = 0; b < rows * cols / 32; ++b) {
+        float amax = 0;
+        for (size_t t = 0; t < 32; ++t) amax = std::max(amax, std::fabs(v[b * 32 + t]));
+        const float d = amax / 127.f, id = d ? 1.f / d : 0.f;
+        const uint16_t h = f32_to_f16(d);
+        std::memcpy(out.data() + b * 34, &h, 2);
+        for (size_t t = 0; t < 32; ++t) out[b * 34 + 2 + t] = uint8_t(int8_t(std::lround(v[b * 32 + t] * id)));
+    }
+    return out;
+}
+
+TEST(gguf_q8_0_blocks_are_taken_as_they_are) {
+    // Every value and scale of the imported matrix is the file's, in any row order asked for; the
+    // product equals that of the same matrix quantised from its dequantised values (the blocks hold
+    // +-127 at each maximum, so requantising gives them back); -128 and a scale that is not finite
+    // are refused naming the tensor, row and block.
+    ThreadPool pool(2);
+    const size_t rows = 37, cols = 96;
+    std::vector<float> v = random_values(rows * cols, 21, 0.05f);
+    for (size_t c = 0; c < 32; ++c) v[5 * cols + 32 + c] = 0.f;  // an all-zero block
+    const std::vector<uint8_t> blocks = gguf_q8_0_blocks(v, rows, cols);
+    const std::vector<int32_t> order = {36, 0, 5, 5, 17, 1, 30, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13};
+    for (bool picked : {false, true}) {
+        const size_t n = picked ? order.size() : rows;
+        const Q8Matrix w = import_q8_0(pool, blocks.data(), n, cols, picked ? order.data() : nullptr, "blk.0.attn_q.weight");
+        CHECK(w.scheme == Q8Scheme::Groups && w.rows == n && w.cols == cols);
+        bool same = true;
+        for (size_t r = 0; r < n; ++r) {
+            const size_t src = picked ? size_t(order[r]) : r;
+            for (size_t g = 0; g < cols / 32; ++g) {
+                const uint8_t* b = blocks.data() + (src * cols / 32 + g) * 34;
+                uint16_t d;
+                std::memcpy(&d, b, 2);
+                same = same && w.scale(r, g) == f16_to_f32(d);
+                for (size_t t = 0; t < 32; ++t) same = same && w.value(r, g * 32 + t) == int(int8_t(b[2 + t]));
+            }
+        }
+        CHECK(same);
+    }
+    // The product against the matrix quantised again from the blocks' values.
+    std::vector<float> deq(rows * cols);
+    for (size_t i = 0; i < deq.size(); ++i) deq[i] = load_as_f32(blocks.data(), DType::Q8_0, i);
+    const Q8Matrix imported = import_q8_0(pool, blocks.data(), rows, cols, nullptr, "w");
+    const Q8Matrix again = quantize_q8(pool, f32_matrix(deq, rows, cols), Q8Scheme::Groups, "w");
+    const std::vector<float> xv = random_values(3 * cols, 22, 1.f);
+    Q8Rows x;
+    quantize_rows_q8(pool, xv.data(), 3, cols, cols, Q8Scheme::Groups, x);
+    std::vector<float> ya(3 * rows), yb(3 * rows);
+    matmul_q8(pool, best_q8_kernel(), x, imported, ya.data(), rows);
+    matmul_q8(pool, best_q8_kernel(), x, again, yb.data(), rows);
+    CHECK(std::memcmp(ya.data(), yb.data(), ya.size() * sizeof(float)) == 0);
+    // Refusals.
+    std::vector<uint8_t> bad = blocks;
+    bad[(4 * cols / 32 + 2) * 34 + 2 + 7] = 0x80;  // row 4, block 2
+    CHECK_THROWS_WITH(import_q8_0(pool, bad.data(), rows, cols, nullptr, "blk.3.ffn_up.weight"), "blk.3.ffn_up.weight", "-128",
+                      "block 2 of row 4");
+    bad = blocks;
+    bad[(9 * cols / 32 + 1) * 34 + 1] = 0x7C;  // row 9, block 1: an infinite scale
+    CHECK_THROWS_WITH(import_q8_0(pool, bad.data(), rows, cols, nullptr, "blk.3.ffn_up.weight"), "block 1 of row 9", "not finite");
+    CHECK_THROWS_WITH(import_q8_0(pool, blocks.data(), 1, 40, nullptr, "odd"), "odd", "blocks of 32");
+}
+
 int main() { return check::run_all(); }

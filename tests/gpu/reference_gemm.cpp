@@ -21,6 +21,7 @@ float load(const void* base, std::int64_t index, DType type) {
             std::memcpy(&h, static_cast<const char*>(base) + index * 2, 2);
             return type == DType::F16 ? f16_to_f32(h) : bf16_to_f32(h);
         }
+        case DType::Q8_0: break;  // not a GEMM operand
     }
     return 0.0f;
 }
@@ -41,6 +42,7 @@ void store(void* base, std::int64_t index, DType type, float v) {
             std::memcpy(p + index * 2, &h, 2);
             return;
         }
+        case DType::Q8_0: return;  // not a GEMM operand
     }
 }
 

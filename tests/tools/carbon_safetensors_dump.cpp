@@ -25,6 +25,8 @@ const char* st_name(carbon::DType t) {
             return "F16";
         case carbon::DType::BF16:
             return "BF16";
+        case carbon::DType::Q8_0:
+            break;  // not a safetensors type
     }
     return "?";
 }

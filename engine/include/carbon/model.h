@@ -25,10 +25,15 @@ struct ModelOptions {
     bool self_check = true;  // run (or reuse the cached verdict of) the GPU self-check before using a GPU
 };
 
+// The checkpoint's tokenizer: its folder's tokenizer files, or a GGUF file's tokenizer.ggml.* keys.
+Tokenizer open_tokenizer(const Checkpoint& checkpoint);
+
 class Model {
 public:
-    // Opens checkpoint and tokenizer, checks they agree (every DNA id inside vocab_size), and
-    // starts the backend. Auto uses the GPU when the build has a GPU provider (gpu_provider.h), a
+    // Opens checkpoint and tokenizer (a checkpoint folder, or a GGUF file: Checkpoint::open),
+    // checks they agree (every DNA id inside vocab_size), and starts the backend. A model whose
+    // matrices are a GGUF file's Q8_0 blocks runs them as they are: native weights are its q8_0
+    // weights, and int8 (per-row) is refused rather than rounding twice. Auto uses the GPU when the build has a GPU provider (gpu_provider.h), a
     // device is usable, the model fits in its free memory and the self-check passes; otherwise it
     // runs on the CPU and says why in notice(). Cuda turns each of those reasons into an Error,
     // except a failed self-check, which falls back to the CPU with the notice.

@@ -87,7 +87,7 @@ size_t decode_weight_bytes(const ModelWeights& w, size_t dna_rows, double quanti
     // A projection's bytes: as stored, or quantised.
     auto projection = [&](const TensorView* t) {
         if (!t) return;
-        total += quantised_bytes_per_value > 0 ? size_t(double(t->nbytes / dtype_size(t->dtype)) * quantised_bytes_per_value) : t->nbytes;
+        total += quantised_bytes_per_value > 0 ? size_t(double(t->numel()) * quantised_bytes_per_value) : t->nbytes;
     };
     for (const LayerWeights& l : w.layers) {
         for (const TensorView* t : {l.attn_norm, l.bq, l.bk, l.bv, l.bo, l.ffn_norm, l.b_gate, l.b_up, l.b_down}) add(t);
@@ -96,7 +96,7 @@ size_t decode_weight_bytes(const ModelWeights& w, size_t dna_rows, double quanti
     add(w.final_norm);
     size_t row_bytes = w.lm_head ? w.lm_head->nbytes / size_t(std::max<int64_t>(1, w.lm_head->shape[0])) : 0;
     if (w.lm_head && quantised_bytes_per_value > 0)
-        row_bytes = size_t(double(row_bytes / dtype_size(w.lm_head->dtype)) * quantised_bytes_per_value);
+        row_bytes = size_t(double(w.lm_head->shape[1]) * quantised_bytes_per_value);
     const size_t embed_row = w.embed ? w.embed->nbytes / size_t(std::max<int64_t>(1, w.embed->shape[0])) : 0;
     return total + dna_rows * row_bytes + embed_row;
 }

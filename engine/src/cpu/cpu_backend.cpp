@@ -66,6 +66,12 @@ public:
                         "': expected native (as the checkpoint stores them), int8 (one scale per row, the fastest) or q8_0 (groups of 32, the "
                         "closest to the stored weights)");
         }
+        if (ckpt.weights().q8_0) {  // a GGUF file's Q8_0 matrices run as they are (Model::load says so too)
+            if (q8_scheme_ == cpu::Q8Scheme::Rows && q8_kernel_)
+                throw Error(ckpt.dir().string() + ": holds Q8_0 weights, which run as they are (q8_0); per-row int8 would round them twice");
+            q8_kernel_ = cpu::best_q8_kernel();
+            q8_scheme_ = cpu::Q8Scheme::Groups;
+        }
         if (cfg_.partial_rotary_factor != 1.0)
             throw Error(cfg_.path.string() + ": partial_rotary_factor " + std::to_string(cfg_.partial_rotary_factor) +
                         " is not supported by the Llama network (transformers' LlamaAttention rotates the whole head)");
@@ -108,7 +114,9 @@ public:
             os << "CPU, " << pool_.size() << " threads, int8 weights ("
                << (q8_scheme_ == cpu::Q8Scheme::Rows ? "one scale per output row, activations per row"
                                                      : "groups of 32 with fp16 scales, activations per group")
-               << "; quantised at load from " << dtype_name(w_.dtype) << "), " << cpu::q8_kernel_name(*q8_kernel_)
+               << (w_.q8_0 ? std::string("; read as the GGUF file's Q8_0 blocks")
+                           : std::string("; quantised at load from ") + dtype_name(w_.dtype))
+               << "), " << cpu::q8_kernel_name(*q8_kernel_)
                << " int8 kernels, int8 matmul inputs, "
                << cpu::isa_name(path) << " elsewhere, fp32 KV cache";
             return os.str();
@@ -206,7 +214,7 @@ private:
         size_t released = 0;
         auto quantize = [&](const TensorView* t) {
             if (q8_of_.count(t)) return;
-            q8_.push_back(std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, matrix(t), q8_scheme_, t->name.c_str())));
+            q8_.push_back(std::make_unique<cpu::Q8Matrix>(q8_matrix(t, nullptr, size_t(t->shape[0]))));
             q8_of_[t] = q8_.back().get();
             archive.release_pages(*t);
             released += t->nbytes;
@@ -215,16 +223,7 @@ private:
             for (const TensorView* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) quantize(t);
         if (w_.lm_head) {
             // The DNA head as its own matrix of the 4,096 rows it reads, in dna_rows_ order.
-            const cpu::WeightMatrix lm = matrix(w_.lm_head);
-            const size_t elem = lm.dtype == DType::F32 ? 4 : 2;
-            std::vector<uint8_t> rows(dna_rows_.size() * lm.cols * elem);
-            for (size_t j = 0; j < dna_rows_.size(); ++j)
-                std::memcpy(rows.data() + j * lm.cols * elem, static_cast<const uint8_t*>(lm.data) + size_t(dna_rows_[j]) * lm.cols * elem,
-                            lm.cols * elem);
-            cpu::WeightMatrix head = lm;
-            head.data = rows.data();
-            head.rows = dna_rows_.size();
-            dna_head_q8_ = std::make_unique<cpu::Q8Matrix>(cpu::quantize_q8(pool_, head, q8_scheme_, w_.lm_head->name.c_str()));
+            dna_head_q8_ = std::make_unique<cpu::Q8Matrix>(q8_matrix(w_.lm_head, dna_rows_.data(), dna_rows_.size()));
             if (w_.lm_head != w_.embed) {  // (tied: the embedding reads it; a full-vocabulary head reads it back)
                 archive.release_pages(*w_.lm_head);
                 released += w_.lm_head->nbytes;
@@ -233,6 +232,24 @@ private:
         size_t q8_bytes = dna_head_q8_ ? dna_head_q8_->bytes() : 0;
         for (const auto& q : q8_) q8_bytes += q->bytes();
         weights_bytes_ = weights_bytes_ - released + q8_bytes;
+    }
+
+    // A weight matrix (rows row_of[0..n), or all of it when row_of is null) in the 8-bit scheme: a
+    // GGUF file's Q8_0 blocks as they are, any other dtype quantised.
+    cpu::Q8Matrix q8_matrix(const TensorView* t, const int32_t* row_of, size_t n) {
+        const cpu::WeightMatrix m = matrix(t);
+        if (t->dtype == DType::Q8_0)
+            return cpu::import_q8_0(pool_, static_cast<const uint8_t*>(m.data), n, m.cols, row_of, t->name.c_str());
+        if (!row_of) return cpu::quantize_q8(pool_, m, q8_scheme_, t->name.c_str());
+        const size_t elem = dtype_size(m.dtype);
+        std::vector<uint8_t> rows(n * m.cols * elem);
+        for (size_t j = 0; j < n; ++j)
+            std::memcpy(rows.data() + j * m.cols * elem, static_cast<const uint8_t*>(m.data) + size_t(row_of[j]) * m.cols * elem,
+                        m.cols * elem);
+        cpu::WeightMatrix picked = m;
+        picked.data = rows.data();
+        picked.rows = n;
+        return cpu::quantize_q8(pool_, picked, q8_scheme_, t->name.c_str());
     }
 
     // A matrix with its packed copy, when it has one.
@@ -291,6 +308,7 @@ private:
     std::vector<std::unique_ptr<cpu::Q8Matrix>> q8_;
     std::unordered_map<const TensorView*, const cpu::Q8Matrix*> q8_of_;
     std::unique_ptr<cpu::Q8Matrix> dna_head_q8_;
+    std::unique_ptr<cpu::Q8Matrix> full_head_q8_;  // a Q8_0 head over the whole vocabulary, once asked for
     cpu::Q8Rows q8_rows_;  // the activations of the matmul at hand, quantised
     SeqId next_id_ = 0;
     // Workspace reused across calls (grown, never shrunk).
@@ -474,7 +492,13 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
     } else {
         out.width = lm.rows;
         out.logits.resize(rows.size() * out.width);
-        cpu::matmul_wt(pool_, isa_, sel.data(), rows.size(), H, lm, nullptr, out.width, out.logits.data(), out.width);
+        if (lm.dtype == DType::Q8_0) {  // a GGUF file's Q8_0 head: its blocks, taken once, on first use
+            if (!full_head_q8_) full_head_q8_ = std::make_unique<cpu::Q8Matrix>(q8_matrix(w_.lm_head, nullptr, lm.rows));
+            cpu::quantize_rows_q8(pool_, sel.data(), rows.size(), H, H, q8_scheme_, q8_rows_);
+            cpu::matmul_q8(pool_, *q8_kernel_, q8_rows_, *full_head_q8_, out.logits.data(), out.width);
+        } else {
+            cpu::matmul_wt(pool_, isa_, sel.data(), rows.size(), H, lm, nullptr, out.width, out.logits.data(), out.width);
+        }
     }
     require_finite_logits(out, items, cfg_.path.parent_path().string());
 }

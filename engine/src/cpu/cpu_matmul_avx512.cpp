@@ -151,6 +151,7 @@ void matmul_avx512(ThreadPool& pool, const float* x, size_t m, size_t ldx, const
         case DType::F32: return matmul_avx512_t<DType::F32>(pool, x, m, ldx, w, rows, n, y, ldy);
         case DType::F16: return matmul_avx512_t<DType::F16>(pool, x, m, ldx, w, rows, n, y, ldy);
         case DType::BF16: return matmul_avx512_t<DType::BF16>(pool, x, m, ldx, w, rows, n, y, ldy);
+        case DType::Q8_0: return;  // refused by matmul_wt
     }
 }
 

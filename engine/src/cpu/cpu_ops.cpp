@@ -45,6 +45,11 @@ void convert_row_scalar(const WeightMatrix& w, size_t row, float* out) {
             for (size_t i = 0; i < k; ++i) out[i] = f16_to_f32(p[i]);
             break;
         }
+        case DType::Q8_0: {  // a row is k / 32 whole blocks
+            const uint8_t* p = static_cast<const uint8_t*>(w.data) + row * (k / 32) * 34;
+            for (size_t i = 0; i < k; ++i) out[i] = load_as_f32(p, DType::Q8_0, i);
+            break;
+        }
     }
 }
 
@@ -97,6 +102,7 @@ CARBON_AVX2 void convert_row_avx2_t(const uint16_t* p, size_t k, float* out) {
 
 CARBON_AVX2 void convert_row_avx2(const WeightMatrix& w, size_t row, float* out) {
     const size_t k = w.cols;
+    if (w.dtype == DType::Q8_0) return convert_row_scalar(w, row, out);
     if (w.dtype == DType::F32) {
         std::memcpy(out, static_cast<const uint8_t*>(w.data) + row * k * 4, k * 4);
         return;
@@ -297,6 +303,7 @@ void matmul_avx2_or_portable(ThreadPool& pool, bool avx2, const float* x, size_t
                 case DType::F32: return matvec_stream_avx2<DType::F32>(x, m, ldx, w, rows, j0, j1, y, ldy);
                 case DType::F16: return matvec_stream_avx2<DType::F16>(x, m, ldx, w, rows, j0, j1, y, ldy);
                 case DType::BF16: return matvec_stream_avx2<DType::BF16>(x, m, ldx, w, rows, j0, j1, y, ldy);
+                case DType::Q8_0: return;  // refused by matmul_wt
             }
         });
         return;
@@ -340,6 +347,8 @@ Isa fp32_isa() {
 void matmul_wt(ThreadPool& pool, Isa isa, const float* x, size_t m, size_t ldx, const WeightMatrix& w,
                const int32_t* rows, size_t n, float* y, size_t ldy) {
     if (m == 0 || n == 0) return;
+    if (w.dtype == DType::Q8_0)
+        throw Error("a Q8_0 weight matrix reached the float matmul (it runs through the q8_0 kernels); this is a bug");
     const Isa path = isa_for_dtype(isa, w.dtype);
     switch (path) {
         case Isa::Amx:

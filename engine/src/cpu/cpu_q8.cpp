@@ -85,6 +85,59 @@ Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, Q8Scheme scheme, c
     return out;
 }
 
+Q8Matrix import_q8_0(ThreadPool& pool, const uint8_t* blocks, size_t rows, size_t cols, const int32_t* row_of,
+                     const char* name) {
+    if (cols % kQ8Group) throw Error(std::string("tensor ") + name + ": Q8_0 rows of " + std::to_string(cols) + " values (whole blocks of 32)");
+    Q8Matrix out;
+    out.scheme = Q8Scheme::Groups;
+    out.rows = rows;
+    out.cols = cols;
+    out.groups = q8_groups(cols, Q8Scheme::Groups);
+    out.panels = (rows + kQ8Panel - 1) / kQ8Panel;
+    out.q.assign(out.panels * out.groups * kQ8BlockBytes, 128);
+    out.scales.assign(out.panels * out.groups * kQ8Panel, 0);
+    const size_t row_bytes = out.groups * 34;
+    // The first refused block, by its place in the file (row, block), for the message.
+    std::atomic<size_t> bad{SIZE_MAX};
+    pool.parallel_for(out.panels, 1, [&](size_t begin, size_t end, int) {
+        for (size_t p = begin; p < end; ++p)
+            for (size_t o = 0; o < kQ8Panel && p * kQ8Panel + o < rows; ++o) {
+                const size_t r = p * kQ8Panel + o, src = row_of ? size_t(row_of[r]) : r;
+                for (size_t g = 0; g < out.groups; ++g) {
+                    const uint8_t* b = blocks + src * row_bytes + g * 34;
+                    uint16_t d;
+                    std::memcpy(&d, b, 2);
+                    bool ok = (d & 0x7C00) != 0x7C00;  // a finite scale
+                    uint8_t* block = out.q.data() + (p * out.groups + g) * kQ8BlockBytes;
+                    for (size_t t = 0; t < kQ8Group; ++t) {
+                        const int8_t v = int8_t(b[2 + t]);
+                        ok = ok && v != -128;
+                        block[(t / 4) * 64 + o * 4 + t % 4] = uint8_t(v + 128);
+                    }
+                    out.scales[(p * out.groups + g) * kQ8Panel + o] = d;
+                    if (!ok) {
+                        size_t expected = bad.load();
+                        const size_t here = src * out.groups + g;
+                        while (here < expected && !bad.compare_exchange_weak(expected, here)) {
+                        }
+                    }
+                }
+            }
+    });
+    if (const size_t at = bad.load(); at != SIZE_MAX) {
+        const size_t r = at / out.groups, g = at % out.groups;
+        const uint8_t* b = blocks + r * row_bytes + g * 34;
+        uint16_t d;
+        std::memcpy(&d, b, 2);
+        throw Error(std::string("tensor ") + name + ": Q8_0 block " + std::to_string(g) + " of row " + std::to_string(r) +
+                    ((d & 0x7C00) == 0x7C00 ? " has a scale that is not finite"
+                                            : " holds the value -128, which llama.cpp's and gguf-py's quantisers never write (they "
+                                              "stay within +-127, as the int8 kernels require)") +
+                    ": the file is damaged or was not made by them");
+    }
+    return out;
+}
+
 const char* q8_scheme_name(Q8Scheme s) { return s == Q8Scheme::Rows ? "rows" : "groups"; }
 
 namespace detail {

@@ -82,6 +82,13 @@ struct Q8Matrix {
 // value is not finite or a group's scale is beyond fp16 (|w| over 65504 x 127).
 Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, Q8Scheme scheme, const char* name);
 
+// A GGUF file's Q8_0 matrix (rows of cols / 32 blocks: an fp16 scale, then 32 int8 values) taken
+// as the groups scheme's values and scales without requantising: output row r is the file's row
+// row_of[r] (all rows in order when null). Throws Error naming `name`, the row and the block for a
+// scale that is not finite or a value of -128 (outside the +-127 the kernels take).
+Q8Matrix import_q8_0(ThreadPool& pool, const uint8_t* blocks, size_t rows, size_t cols, const int32_t* row_of,
+                     const char* name);
+
 // Activations quantised as the weights are, per row (rows) or per row and group (groups): the scale
 // max|x| / 127 in fp32 (a row or group with a non-finite value gets a NaN scale, so that it shows
 // in the output as the fp32 paths would show it; one too small for 127 / max|x| to be finite is

@@ -17,6 +17,8 @@ cudaDataType_t cuda_type(DType t) {
             return CUDA_R_16F;
         case DType::BF16:
             return CUDA_R_16BF;
+        case DType::Q8_0:
+            break;  // never on the GPU (cuda_backend refuses such a checkpoint)
     }
     return CUDA_R_32F;
 }

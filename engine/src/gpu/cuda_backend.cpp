@@ -25,6 +25,9 @@ CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt,
                          const CudaBackendOptions& opt)
     : dev_(std::move(device)), cfg_(ckpt.config()), w_type_(ckpt.weights().dtype), kv_type_(opt.kv_type),
       graphs_(opt.graphs) {
+    if (ckpt.weights().q8_0)
+        throw carbon::Error(ckpt.dir().string() + ": Q8_0 weights run on the CPU backend for now (the CUDA backend takes "
+                                                  "f32, f16 and bf16 checkpoints): use --backend cpu");
     if (cfg_.partial_rotary_factor != 1.0)
         throw carbon::Error(cfg_.path.string() + ": partial_rotary_factor " + std::to_string(cfg_.partial_rotary_factor) +
                             " is not supported by the Llama network");

@@ -57,6 +57,7 @@ decltype(auto) with_type(DType t, F&& f) {
         case DType::F32: return f(float{});
         case DType::F16: return f(__half{});
         case DType::BF16: break;
+        case DType::Q8_0: break;  // never on the GPU (cuda_backend refuses such a checkpoint)
     }
     return f(__nv_bfloat16{});
 }

@@ -2,6 +2,7 @@
 // its Hugging Face name and checked (presence, shape against the config, dtype) before any use.
 #include "carbon/loader/checkpoint.h"
 
+#include "carbon/loader/gguf_model.h"
 #include "carbon/loader/safetensors.h"
 
 #include <algorithm>
@@ -41,14 +42,24 @@ public:
         return &t;
     }
 
-    DType matrix_dtype() const { return matrix_dtype_; }
+    // The float matrices' dtype; Q8_0 when every matrix is Q8_0.
+    DType matrix_dtype() const { return first_matrix_.empty() && q8_0_ ? DType::Q8_0 : matrix_dtype_; }
+    bool q8_0() const { return q8_0_; }
 
 private:
     void check(const TensorView& t, const std::vector<int64_t>& shape, const std::string& why) {
         if (t.shape != shape)
             throw Error(t.file.string() + ": tensor '" + t.name + "' has shape " + shape_str(t.shape) + " but " +
                         config_.path.filename().string() + " (" + why + ") requires " + shape_str(shape));
-        if (shape.size() != 2) return;  // norms and biases may use any supported float type
+        if (shape.size() != 2) {  // norms and biases may use any supported float type
+            if (t.dtype == DType::Q8_0)
+                throw Error(t.file.string() + ": tensor '" + t.name + "' is Q8_0; only weight matrices may be quantised");
+            return;
+        }
+        if (t.dtype == DType::Q8_0) {  // a GGUF file's Q8_0 matrices beside its float ones
+            q8_0_ = true;
+            return;
+        }
         if (first_matrix_.empty()) {
             first_matrix_ = t.name;
             matrix_dtype_ = t.dtype;
@@ -63,22 +74,50 @@ private:
     const ModelConfig& config_;
     std::string first_matrix_;
     DType matrix_dtype_ = DType::BF16;
+    bool q8_0_ = false;
 };
 
 }  // namespace
 
+// A folder with config.json is a Hugging Face checkpoint; a .gguf file (or a folder holding one
+// GGUF file and no config.json) a GGUF model.
 Checkpoint Checkpoint::open(const fs::path& dir) {
     std::error_code ec;
     if (!fs::exists(dir, ec)) throw Error(dir.string() + ": checkpoint directory not found");
-    if (!fs::is_directory(dir, ec)) throw Error(dir.string() + ": not a directory (expected a checkpoint directory)");
-    const fs::path config_path = dir / "config.json";
-    if (!fs::exists(config_path, ec))
-        throw Error(config_path.string() + ": not found (a Hugging Face checkpoint directory has config.json)");
+    fs::path gguf;
+    if (fs::is_regular_file(dir, ec)) {
+        gguf = dir;
+    } else if (!fs::is_directory(dir, ec)) {
+        throw Error(dir.string() + ": not a directory (expected a checkpoint directory or a .gguf file)");
+    } else if (!fs::exists(dir / "config.json", ec)) {
+        std::vector<fs::path> found;
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.path().extension() == ".gguf") found.push_back(e.path());
+        std::sort(found.begin(), found.end());
+        if (found.empty())
+            throw Error((dir / "config.json").string() +
+                        ": not found (a Hugging Face checkpoint directory has config.json; a GGUF model is a .gguf file)");
+        if (found.size() > 1) {
+            std::string names;
+            for (const fs::path& f : found) names += (names.empty() ? "" : ", ") + f.filename().string();
+            throw Error(dir.string() + ": holds " + std::to_string(found.size()) + " GGUF files (" + names +
+                        ") and no config.json; choose one of the files");
+        }
+        gguf = found.front();
+    }
+    const fs::path config_path = gguf.empty() ? dir / "config.json" : gguf;
 
     Checkpoint ck;
     ck.dir_ = dir;
-    ck.config_ = load_config(config_path);
-    ck.archive_ = open_safetensors_dir(dir);
+    if (gguf.empty()) {
+        ck.config_ = load_config(config_path);
+        ck.archive_ = open_safetensors_dir(dir);
+    } else {
+        GgufModel g = open_gguf_model(gguf);
+        ck.config_ = std::move(g.config);
+        ck.archive_ = std::move(g.archive);
+        ck.gguf_ = std::move(g.file);
+    }
 
     const ModelConfig& c = ck.config_;
     const int64_t H = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
@@ -148,6 +187,7 @@ Checkpoint Checkpoint::open(const fs::path& dir) {
         w.score = r.require_any_dtype("score.weight", {int64_t(c.labels.size()), H},
                             "num_labels=" + std::to_string(c.labels.size()) + ", " + h);
         w.dtype = r.matrix_dtype();
+        w.q8_0 = r.q8_0();
         return ck;
     }
     if (c.tie_word_embeddings) {
@@ -160,6 +200,7 @@ Checkpoint Checkpoint::open(const fs::path& dir) {
         w.lm_head = r.require("lm_head.weight", {V, H}, vh);
     }
     w.dtype = r.matrix_dtype();
+    w.q8_0 = r.q8_0();
     return ck;
 }
 

@@ -41,6 +41,8 @@ const char* st_dtype_name(DType t) {
             return "F16";
         case DType::BF16:
             return "BF16";
+        case DType::Q8_0:
+            break;  // not a safetensors type
     }
     return "?";
 }

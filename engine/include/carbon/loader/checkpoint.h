@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "carbon/loader/tensor_archive.h"
 
 namespace carbon {
+
+class GgufFile;
 
 // The tensors of one decoder layer. Biases are null unless the config enables them.
 struct LayerWeights {
@@ -40,17 +43,25 @@ struct ModelWeights {
     const TensorView* lm_head = nullptr;     // lm_head.weight [V, H], or embed when tied; null for a
                                              // sequence-regression checkpoint (it has none)
     const TensorView* score = nullptr;       // score.weight [labels, H] of a sequence-regression checkpoint
-    DType dtype = DType::BF16;               // the dtype of the matrices (all the same)
+    DType dtype = DType::BF16;               // the dtype of the float matrices (all the same); Q8_0 when
+                                             // every matrix is Q8_0
+    bool q8_0 = false;                       // some matrices are a GGUF file's Q8_0 blocks
 };
 
 class Checkpoint {
 public:
-    // Loads config.json and the safetensors, resolves and checks every tensor: presence,
-    // shape against the config, one floating dtype (f32, f16 or bf16) for all matrices.
-    // Throws Error naming the directory/file and the tensor.
+    // Loads config.json and the safetensors of a Hugging Face checkpoint folder, or a GGUF file
+    // (gguf_model.h; the path of a .gguf file, or a folder holding one and no config.json), then
+    // resolves and checks every tensor: presence, shape against the config, one floating dtype
+    // (f32, f16 or bf16) for all matrices (a GGUF file's may also be Q8_0). Throws Error naming
+    // the directory/file and the tensor.
     static Checkpoint open(const std::filesystem::path& dir);
 
+    // The path opened: a checkpoint folder or a GGUF file.
     const std::filesystem::path& dir() const { return dir_; }
+    // The GGUF file the model was read from (its metadata carries the tokenizer); null for a
+    // Hugging Face checkpoint.
+    const GgufFile* gguf() const { return gguf_.get(); }
     const ModelConfig& config() const { return config_; }
     const ModelWeights& weights() const { return weights_; }
     const TensorArchive& archive() const { return archive_; }
@@ -68,6 +79,7 @@ private:
     std::filesystem::path dir_;
     ModelConfig config_;
     TensorArchive archive_;
+    std::shared_ptr<const GgufFile> gguf_;
     ModelWeights weights_;
 };
 

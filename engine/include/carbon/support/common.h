@@ -27,17 +27,25 @@ inline std::string in_quotes(std::string_view s) {
     return out;
 }
 
-enum class DType : uint8_t { F32, F16, BF16 };
+// Q8_0: a GGUF file's blocks of 32 int8 values after one fp16 scale (34 bytes), only ever a
+// weight matrix read from a GGUF file, which the CPU backend takes as its q8_0 weights; it has no
+// per-value size.
+enum class DType : uint8_t { F32, F16, BF16, Q8_0 };
 
 inline const char* dtype_name(DType t) {
     switch (t) {
         case DType::F32: return "float32";
         case DType::F16: return "float16";
         case DType::BF16: return "bfloat16";
+        case DType::Q8_0: return "Q8_0";
     }
     return "?";
 }
-inline size_t dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
+// Bytes per value of a float type (an Error for Q8_0, which has none).
+inline size_t dtype_size(DType t) {
+    if (t == DType::Q8_0) throw Error("a Q8_0 tensor has no per-value size (blocks of 32 values in 34 bytes)");
+    return t == DType::F32 ? 4 : 2;
+}
 
 inline float bf16_to_f32(uint16_t h) {
     uint32_t bits = uint32_t(h) << 16;
@@ -111,6 +119,12 @@ inline float load_as_f32(const void* data, DType t, size_t i) {
         }
         case DType::F16: return f16_to_f32(static_cast<const uint16_t*>(data)[i]);
         case DType::BF16: return bf16_to_f32(static_cast<const uint16_t*>(data)[i]);
+        case DType::Q8_0: {  // block i / 32: the fp16 scale, then 32 int8 values
+            const uint8_t* b = static_cast<const uint8_t*>(data) + (i / 32) * 34;
+            uint16_t d;
+            std::memcpy(&d, b, 2);
+            return f16_to_f32(d) * float(int8_t(b[2 + i % 32]));
+        }
     }
     return 0.f;
 }

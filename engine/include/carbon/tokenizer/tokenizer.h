@@ -49,6 +49,7 @@ struct DnaEncoding {
 };
 
 class BpeModel;  // byte-level BPE for text; internal
+class GgufFile;
 namespace detail {
 struct TokenizerSources;
 }
@@ -71,6 +72,10 @@ public:
     // special_tokens_map.json from `dir`, whichever exist. `vocab_size` is config.json's, used to
     // check that every id fits. Throws Error naming the file and what is missing or malformed.
     static Tokenizer load(const std::filesystem::path& dir, int vocab_size);
+    // The tokenizer a GGUF file carries (tokenizer.ggml.*: the token list with the 6-mers marked
+    // by U+E000, token types, BPE merges, pre-tokenizer), as llama.cpp's converter writes Carbon's
+    // HybridDNATokenizer, with the same checks. Throws Error naming the file and the key.
+    static Tokenizer from_gguf(const GgufFile& file, int vocab_size);
 
     Tokenizer();
     Tokenizer(Tokenizer&&) noexcept;
