@@ -3,6 +3,7 @@
 
 #include "carbon/gpu_provider.h"
 #include "carbon/loader/gguf.h"
+#include "carbon/support/host_memory.h"
 
 #include <cstdlib>
 #include <string_view>
@@ -28,6 +29,8 @@ const char* backend_kind_name(BackendKind k) {
 
 Tokenizer open_tokenizer(const Checkpoint& ck) {
     if (const GgufFile* g = ck.gguf()) return Tokenizer::from_gguf(*g, ck.config().vocab_size);
+    if (ck.from_gguf())
+        throw Error(ck.dir().string() + ": the GGUF file's metadata was let go after its tokenizer was read; open the model again");
     return Tokenizer::load(ck.dir(), ck.config().vocab_size);
 }
 
@@ -76,6 +79,10 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const Model
     Checkpoint ckpt = Checkpoint::open(dir);
     if (options.yarn_factor > 0) ckpt.extend_context_yarn(options.yarn_factor);
     Tokenizer tok = open_tokenizer(ckpt);
+    if (ckpt.from_gguf()) {
+        ckpt.drop_gguf_metadata();
+        return_free_heap();  // its half a million small values, back to the system before the weights load
+    }
     std::string weights = options.weights;
     if (ckpt.weights().q8_0) {
         // The file's own 8-bit weights: used as they are, never rounded to another scheme.

@@ -117,6 +117,7 @@ Checkpoint Checkpoint::open(const fs::path& dir) {
         ck.config_ = std::move(g.config);
         ck.archive_ = std::move(g.archive);
         ck.gguf_ = std::move(g.file);
+        ck.from_gguf_ = true;
     }
 
     const ModelConfig& c = ck.config_;

@@ -240,16 +240,16 @@ GgufModel open_gguf_model(const fs::path& path) {
         TensorView v;
         v.name = name;
         v.dtype = tensor_dtype(t, where);
+        for (auto d = t.dims.rbegin(); d != t.dims.rend(); ++d) v.shape.push_back(int64_t(*d));
+        v.data = t.data;
+        v.nbytes = size_t(t.nbytes);
+        v.file = path;
         if (v.dtype == DType::Q8_0) {
             check_q8_0(t, where);
             // The check read every page of the tensor; let them go (the backend reads each once
             // more as it takes the blocks), so the peak is not the whole file beside its copy.
             m.archive.release_pages(v);
         }
-        for (auto d = t.dims.rbegin(); d != t.dims.rend(); ++d) v.shape.push_back(int64_t(*d));
-        v.data = t.data;
-        v.nbytes = size_t(t.nbytes);
-        v.file = path;
         // q and k rows back in Hugging Face order (weights and biases alike), when the shape is the
         // one the config gives; another shape is left for the resolver to name.
         const bool q = name.ends_with("q_proj.weight") || name.ends_with("q_proj.bias");

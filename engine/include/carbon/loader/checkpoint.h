@@ -62,6 +62,10 @@ public:
     // The GGUF file the model was read from (its metadata carries the tokenizer); null for a
     // Hugging Face checkpoint.
     const GgufFile* gguf() const { return gguf_.get(); }
+    bool from_gguf() const { return from_gguf_; }
+    // Lets the GGUF file's metadata go (its tokenizer's arrays: some 40 MB for Carbon's vocabulary
+    // and merges) once the tokenizer has been read from it; the tensors stay mapped.
+    void drop_gguf_metadata() { gguf_.reset(); }
     const ModelConfig& config() const { return config_; }
     const ModelWeights& weights() const { return weights_; }
     const TensorArchive& archive() const { return archive_; }
@@ -80,6 +84,7 @@ private:
     ModelConfig config_;
     TensorArchive archive_;
     std::shared_ptr<const GgufFile> gguf_;
+    bool from_gguf_ = false;
     ModelWeights weights_;
 };
 
