@@ -19,7 +19,8 @@ Checked:
   - hostile files are refused with the file and the reason, nothing else written: another
     architecture, a missing llama.* key, a quantisation the engine does not read (Q4_0), a Q8_0 block
     holding -128, another tokenizer model, a token list without the 6-mers, RoPE frequency factors,
-    head counts that do not match the tensors, and a folder holding two GGUF files.
+    head counts that do not match the tensors, a folder holding two GGUF files, a checkpoint's
+    safetensors file given for its folder, and a file that is not GGUF.
 """
 import glob
 import json
@@ -283,6 +284,9 @@ def main():
         if not os.path.exists(os.path.join(two, n)):
             shutil.copy(os.path.join(WORK, "untied-package-bf16.gguf"), os.path.join(two, n))
     refused(two, seqs, "a.gguf", "b.gguf", "choose one")
+    # A checkpoint's file given instead of its folder, and a file that is not GGUF.
+    refused(os.path.join(m, "model.safetensors"), seqs, "model.safetensors", "give the folder")
+    refused(os.path.join(m, "merges.txt"), seqs, "merges.txt", "not a GGUF file")
     return T.done()
 
 

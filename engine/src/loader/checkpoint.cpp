@@ -86,6 +86,9 @@ Checkpoint Checkpoint::open(const fs::path& dir) {
     if (!fs::exists(dir, ec)) throw Error(dir.string() + ": checkpoint directory not found");
     fs::path gguf;
     if (fs::is_regular_file(dir, ec)) {
+        if (dir.extension() != ".gguf" && (dir.extension() == ".safetensors" || dir.extension() == ".json"))
+            throw Error(dir.string() + ": a file of a Hugging Face checkpoint; give the folder that holds it (config.json, "
+                                       "safetensors, tokenizer files), or a .gguf file");
         gguf = dir;
     } else if (!fs::is_directory(dir, ec)) {
         throw Error(dir.string() + ": not a directory (expected a checkpoint directory or a .gguf file)");

@@ -254,7 +254,10 @@ GgufModel open_gguf_model(const fs::path& path) {
         // one the config gives; another shape is left for the resolver to name.
         const bool q = name.ends_with("q_proj.weight") || name.ends_with("q_proj.bias");
         const bool k = name.ends_with("k_proj.weight") || name.ends_with("k_proj.bias");
-        if ((q || k) && hd % 2 == 0) {
+        if ((q || k) && hd % 2)
+            throw Error(where + ": tensor '" + t.name + "': head_dim " + std::to_string(hd) +
+                        " is odd, so llama.cpp's q/k row permutation (two halves per head) cannot have made it");
+        if (q || k) {
             const size_t n_heads = q ? heads : kv_heads, rows = size_t(v.shape[0]);
             if (rows == n_heads * hd) {
                 const size_t row_bytes = v.nbytes / rows;
