@@ -83,14 +83,10 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const Model
         ckpt.drop_gguf_metadata();
         return_free_heap();  // its half a million small values, back to the system before the weights load
     }
+    // A GGUF file's Q8_0 weights run as they are: native means them (int8 is left for the CPU
+    // backend to refuse, the one place that does).
     std::string weights = options.weights;
-    if (ckpt.weights().q8_0) {
-        // The file's own 8-bit weights: used as they are, never rounded to another scheme.
-        if (weights == "int8")
-            throw Error(ckpt.dir().string() + ": holds Q8_0 weights, which run as they are (weights q8_0, or native); "
-                        "per-row int8 would round them a second time");
-        weights = "q8_0";
-    }
+    if (ckpt.weights().q8_0 && weights != "int8") weights = "q8_0";
     std::unique_ptr<Model> m(new Model(std::move(ckpt), std::move(tok)));
     BackendOptions bo;
     bo.threads = options.threads;
