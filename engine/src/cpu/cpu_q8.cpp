@@ -30,6 +30,21 @@ int8_t quantize_value(float v, float inv) { return int8_t(std::clamp(std::nearby
 
 }  // namespace
 
+float quantize_weight_row(const float* w, size_t n, int8_t* q) {
+    float amax = 0.f;
+    for (size_t c = 0; c < n; ++c) {
+        if (!std::isfinite(w[c])) return std::nanf("");
+        amax = std::max(amax, std::fabs(w[c]));
+    }
+    if (!(amax > 0.f)) {
+        std::memset(q, 0, n);
+        return 0.f;
+    }
+    const float scale = amax / 127.f, inv = 1.f / scale;
+    for (size_t c = 0; c < n; ++c) q[c] = quantize_value(w[c], inv);
+    return scale;
+}
+
 Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, Q8Scheme scheme, const char* name) {
     Q8Matrix out;
     out.scheme = scheme;
@@ -43,37 +58,35 @@ Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, Q8Scheme scheme, c
     std::atomic<bool> too_large{false};
     pool.parallel_for(out.panels, 1, [&](size_t begin, size_t end, int) {
         std::vector<float> row(w.cols);
+        std::vector<int8_t> qrow(w.cols);
         for (size_t p = begin; p < end; ++p)
             for (size_t o = 0; o < kQ8Panel && p * kQ8Panel + o < w.rows; ++o) {
                 const size_t r = p * kQ8Panel + o;
                 for (size_t c = 0; c < w.cols; ++c) row[c] = load_as_f32(w.data, w.dtype, r * w.cols + c);
-                float row_inv = 0.f;
-                if (scheme == Q8Scheme::Rows) {
-                    float amax = 0.f;
-                    for (float v : row) amax = std::isfinite(v) ? std::max(amax, std::fabs(v)) : INFINITY;
-                    if (!std::isfinite(amax)) {
+                if (scheme == Q8Scheme::Rows) {  // one rule with the CUDA backend's int8 weights
+                    const float scale = quantize_weight_row(row.data(), w.cols, qrow.data());
+                    if (std::isnan(scale)) {
                         too_large = true;
                         continue;
                     }
-                    if (!(amax > 0.f)) continue;
-                    out.row_scales[r] = amax / 127.f;
-                    row_inv = 1.f / out.row_scales[r];
+                    out.row_scales[r] = scale;
+                    for (size_t c = 0; c < w.cols; ++c)
+                        out.q[(p * out.groups + c / kQ8Group) * kQ8BlockBytes + (c % kQ8Group / 4) * 64 + o * 4 + c % 4] =
+                            uint8_t(qrow[c] + 128);
+                    continue;
                 }
                 for (size_t g = 0; g * kQ8Group < w.cols; ++g) {
                     const size_t n = std::min(kQ8Group, w.cols - g * kQ8Group);
                     const float* v = row.data() + g * kQ8Group;
                     const size_t b = p * out.groups + g;
-                    float inv = row_inv;
-                    if (scheme == Q8Scheme::Groups) {
-                        const uint16_t h = weight_group_scale(v, n);
-                        if (h >= 0x7C00) {
-                            too_large = true;
-                            continue;
-                        }
-                        out.scales[b * kQ8Panel + o] = h;
-                        if (h == 0) continue;
-                        inv = 1.f / f16_to_f32(h);
+                    const uint16_t h = weight_group_scale(v, n);
+                    if (h >= 0x7C00) {
+                        too_large = true;
+                        continue;
                     }
+                    out.scales[b * kQ8Panel + o] = h;
+                    if (h == 0) continue;
+                    const float inv = 1.f / f16_to_f32(h);
                     uint8_t* block = out.q.data() + b * kQ8BlockBytes;
                     for (size_t t = 0; t < n; ++t) block[(t / 4) * 64 + o * 4 + t % 4] = uint8_t(quantize_value(v[t], inv) + 128);
                 }

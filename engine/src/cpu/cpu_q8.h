@@ -78,6 +78,12 @@ struct Q8Matrix {
     size_t bytes() const { return q.size() + scales.size() * sizeof(uint16_t) + row_scales.size() * sizeof(float); }
 };
 
+// The rows scheme's rule for one weight row of n values (the CPU's Q8Matrix and the CUDA backend's
+// int8 weights both use it, so the two hold the same values): returns the scale, max|w| / 127 (0
+// for a row of zeros, whose values are then 0), and writes q[c] = round-to-nearest-even(w[c] x
+// (1 / scale)) within +-127; returns NaN, writing nothing, when a value is not finite.
+float quantize_weight_row(const float* w, size_t n, int8_t* q);
+
 // Quantises a weight matrix (f32, f16 or bf16) under a scheme. Throws Error naming `name` when a
 // value is not finite or a group's scale is beyond fp16 (|w| over 65504 x 127).
 Q8Matrix quantize_q8(ThreadPool& pool, const WeightMatrix& w, Q8Scheme scheme, const char* name);
