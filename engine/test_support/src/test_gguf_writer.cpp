@@ -105,4 +105,63 @@ std::string gguf_bytes(const std::vector<GgufKv>& metadata, const std::vector<Gg
     return out;
 }
 
+std::string one_layer_carbon_gguf() {
+    using carbon::GgufType;
+    const uint64_t H = 32, F = 64, hd = 16, heads = 2, kv = 1, V = 4 + 4096 + 2;
+    std::vector<carbon::GgufValue> tokens = {gguf_string("a"), gguf_string("b"), gguf_string("ab")};
+    std::vector<carbon::GgufValue> types = {gguf_i32(1), gguf_i32(1), gguf_i32(1)};
+    for (const char* s : {"<dna>", "</dna>", "<oov>"}) {
+        tokens.push_back(gguf_string(s));
+        types.push_back(gguf_i32(3));
+    }
+    const char bases[] = "ATCG";
+    for (int i = 0; i < 4096; ++i) {
+        std::string k(6, 'A');
+        for (int p = 0; p < 6; ++p) k[size_t(p)] = bases[(i >> (2 * (5 - p))) & 3];
+        tokens.push_back(gguf_string(k + "\xEE\x80\x80"));
+        types.push_back(gguf_i32(1));
+    }
+    tokens.resize(V, gguf_string("[PAD]"));
+    types.resize(V, gguf_i32(5));
+    const std::vector<GgufKv> kv_ = {
+        {"general.architecture", gguf_string("llama")},
+        {"llama.block_count", gguf_u32(1)},
+        {"llama.context_length", gguf_u32(64)},
+        {"llama.embedding_length", gguf_u32(uint32_t(H))},
+        {"llama.feed_forward_length", gguf_u32(uint32_t(F))},
+        {"llama.attention.head_count", gguf_u32(uint32_t(heads))},
+        {"llama.attention.head_count_kv", gguf_u32(uint32_t(kv))},
+        {"llama.attention.key_length", gguf_u32(uint32_t(hd))},
+        {"llama.rope.freq_base", gguf_f32(10000.f)},
+        {"llama.attention.layer_norm_rms_epsilon", gguf_f32(1e-6f)},
+        {"llama.vocab_size", gguf_u32(uint32_t(V))},
+        {"tokenizer.ggml.model", gguf_string("hybriddna")},
+        {"tokenizer.ggml.pre", gguf_string("qwen2")},
+        {"tokenizer.ggml.tokens", gguf_array(GgufType::String, tokens)},
+        {"tokenizer.ggml.token_type", gguf_array(GgufType::I32, types)},
+        {"tokenizer.ggml.merges", gguf_array(GgufType::String, {gguf_string("a b")})},
+    };
+    std::vector<GgufTensorToWrite> t;
+    auto add = [&](std::string name, uint32_t type, std::vector<uint64_t> dims) {
+        uint64_t n = 1;
+        for (uint64_t d : dims) n *= d;
+        const size_t bytes = type == 0 ? n * 4 : type == 8 ? n / 32 * 34 : n * 2;
+        std::vector<uint8_t> b(bytes);
+        for (size_t i = 0; i < bytes; ++i) b[i] = uint8_t((i * 37 + 11) % 251 & 0x3f);  // small values, no -128, finite scales
+        t.push_back({std::move(name), type, std::move(dims), std::move(b)});
+    };
+    add("token_embd.weight", 30, {H, V});
+    add("output_norm.weight", 0, {H});
+    add("blk.0.attn_norm.weight", 0, {H});
+    add("blk.0.attn_q.weight", 30, {H, heads * hd});
+    add("blk.0.attn_k.weight", 30, {H, kv * hd});
+    add("blk.0.attn_v.weight", 30, {H, kv * hd});
+    add("blk.0.attn_output.weight", 30, {heads * hd, H});
+    add("blk.0.ffn_norm.weight", 0, {H});
+    add("blk.0.ffn_gate.weight", 30, {H, F});
+    add("blk.0.ffn_up.weight", 8, {H, F});
+    add("blk.0.ffn_down.weight", 30, {F, H});
+    return gguf_bytes(kv_, t);
+}
+
 }  // namespace carbon::test

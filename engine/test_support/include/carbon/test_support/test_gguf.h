@@ -35,6 +35,13 @@ GgufValue gguf_array(GgufType element, std::vector<GgufValue> items);
 std::string gguf_bytes(const std::vector<GgufKv>& metadata, const std::vector<GgufTensorToWrite>& tensors,
                        uint32_t alignment = 32, uint32_t version = 3);
 
+// A complete one-layer Carbon model as llama.cpp's converter lays it out: hidden 32, two heads of
+// 16 (one KV head), FFN 64, the HybridDNA vocabulary (<dna>, </dna>, <oov>, the 4,096 marked
+// 6-mers, two BPE letters and their merge), BF16 matrices with a Q8_0 up projection, F32 norms, a
+// tied head; small finite weights (no -128 in the Q8_0 blocks). It loads as a model (the GGUF
+// fuzz target's seed, the application's tests of GGUF files).
+std::string one_layer_carbon_gguf();
+
 // Files that lie, each with the parts the reader's refusal must name (besides the file): the
 // malformed corpus the reader's tests check and the GGUF fuzz target starts from, the
 // integer-overflow class of llama.cpp's GGUF advisories included (tensor and metadata counts, key,
