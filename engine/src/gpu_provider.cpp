@@ -192,17 +192,19 @@ std::size_t gpu_memory_needed(const Checkpoint& ck) {
 }
 
 SelfCheck run_gpu_self_check(Backend& gpu, Backend& cpu, const Checkpoint& ck, const Tokenizer& tok,
-                             const std::string& device_identity) {
+                             const std::string& device_identity, const std::string& weights) {
     SelfCheck r;
     // A language model's rows are compared as distributions (KL of the DNA logits); a
     // sequence-regression checkpoint has no lm_head, and its final hidden states, what its head
     // reads, are compared by relative L2 difference per row.
     const bool hidden = !ck.weights().lm_head;
     const Head head = hidden ? Head::Hidden : Head::Dna;
-    r.tolerance = ck.weights().dtype == DType::F32 ? (hidden ? 1e-4 : 1e-5) : (hidden ? 0.05 : 0.02);
+    const bool int8 = weights == "int8";
+    r.tolerance = ck.weights().dtype == DType::F32 && !int8 ? (hidden ? 1e-4 : 1e-5) : (hidden ? 0.05 : 0.02);
     const std::string mode = env("CARBON_GPU_SELF_CHECK");
     const bool perturb = mode == "mismatch";
-    const std::string key = cache_key(ck, device_identity) + (perturb ? "|mismatch" : "");
+    const std::string key = cache_key(ck, device_identity) + "|weights " + (weights.empty() ? "native" : weights) +
+                            (perturb ? "|mismatch" : "");
     if (mode != "rerun" && !perturb && cached_verdict(key, r)) {
         r.detail = std::string("GPU self-check ") + (r.passed ? "passed" : "failed") + " earlier for this model, GPU and build (cached)";
         return r;

@@ -65,7 +65,7 @@ std::unique_ptr<Backend> Model::start_gpu(const ModelOptions& options, const Bac
         BackendOptions reference = bo;  // the CPU oracle: fp32 activations whatever the CPU offers
         reference.cpu_kernels = "fp32";
         auto cpu = make_cpu_backend(checkpoint_, tokenizer_.kmer_ids(), reference);
-        const SelfCheck check = run_gpu_self_check(*backend, *cpu, checkpoint_, tokenizer_, gpu->device_identity());
+        const SelfCheck check = run_gpu_self_check(*backend, *cpu, checkpoint_, tokenizer_, gpu->device_identity(), bo.weights);
         if (!check.passed) {
             notice_ = check.detail + ": the GPU's results differ from the CPU reference, so the model runs on the CPU";
             return nullptr;
@@ -86,20 +86,24 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, const Model
     // A GGUF file's Q8_0 weights run as they are: native means them (int8 is left for the CPU
     // backend to refuse, the one place that does).
     std::string weights = options.weights;
-    if (ckpt.weights().q8_0 && weights != "int8") weights = "q8_0";
+    const bool ckpt_is_q8_0 = ckpt.weights().q8_0;
+    if (ckpt_is_q8_0 && weights != "int8") weights = "q8_0";
     std::unique_ptr<Model> m(new Model(std::move(ckpt), std::move(tok)));
     BackendOptions bo;
     bo.threads = options.threads;
     bo.cpu_kernels = options.cpu_kernels;
     bo.weights = weights;
-    const bool int8 = weights == "int8" || weights == "q8_0";
-    if (int8 && options.backend == BackendKind::Cuda)
-        throw Error("int8 weights run on the CPU backend for now: give --backend cpu (or auto), or native weights on the GPU");
-    if (options.backend != BackendKind::Cpu && !int8) m->backend_ = m->start_gpu(options, bo);
-    if (int8 && options.backend == BackendKind::Auto && gpu_provider())
-        m->notice_ = "int8 weights run on the CPU (the GPU has no int8 kernel yet)";
+    // int8 (per row) runs on either backend, to the same products; q8_0 (groups of 32) on the CPU.
+    const bool cpu_only = weights == "q8_0";
+    if (cpu_only && options.backend == BackendKind::Cuda)
+        throw Error(std::string(ckpt_is_q8_0 ? "this GGUF file's Q8_0 weights" : "q8_0 weights") +
+                    " (groups of 32) run on the CPU backend: give --backend cpu (or auto)" +
+                    (ckpt_is_q8_0 ? ", or a bf16 GGUF or the checkpoint folder with int8 weights on the GPU" : ", or int8 weights on the GPU"));
+    if (options.backend != BackendKind::Cpu && !cpu_only) m->backend_ = m->start_gpu(options, bo);
+    if (cpu_only && options.backend == BackendKind::Auto && gpu_provider())
+        m->notice_ = "q8_0 weights (groups of 32) run on the CPU; the GPU runs int8 (one scale per row)";
     if (!m->backend_) m->backend_ = make_cpu_backend(m->checkpoint_, m->tokenizer_.kmer_ids(), bo);
-    if (int8) m->weights_ = weights;
+    if (weights == "int8" || weights == "q8_0") m->weights_ = weights;
     if (const std::string n = m->backend_->notice(); !n.empty()) m->notice_ += (m->notice_.empty() ? "" : "; ") + n;
     return m;
 }

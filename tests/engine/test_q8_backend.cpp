@@ -59,8 +59,8 @@ TEST(int8_weights_are_described_and_bad_values_refused) {
     CHECK_THROWS_WITH(load("int4"), "weights 'int4'", "native", "int8", "q8_0");
     ModelOptions gpu;
     gpu.backend = BackendKind::Cuda;
-    gpu.weights = "int8";
-    CHECK_THROWS_WITH(Model::load(testing_support::tiny_model(), gpu), "int8 weights run on the CPU backend");
+    gpu.weights = "q8_0";  // the groups scheme is the CPU's alone (int8 runs on either: gpu_seam.cuda_int8)
+    CHECK_THROWS_WITH(Model::load(testing_support::tiny_model(), gpu), "q8_0 weights (groups of 32) run on the CPU backend");
     CHECK(d.find(cpu_kernel_name_here()) != std::string::npos);  // which int8 kernel ran
 }
 

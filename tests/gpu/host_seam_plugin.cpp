@@ -31,8 +31,9 @@ extern "C" __attribute__((visibility("default"))) carbon::GpuProvider* carbon_gp
     p->device_identity = [options] { return host_seam::HostDevice(options()).info().name + " (host seam plugin)"; };
     p->free_memory = [options] { return host_seam::HostDevice(options()).memory_info().free; };
     p->device_name = [options] { return host_seam::HostDevice(options()).info().name; };
-    p->make = [options](const carbon::Checkpoint& ck, std::vector<std::int32_t> dna_rows, const carbon::BackendOptions&) {
-        return make_cuda_backend(std::make_unique<host_seam::HostDevice>(options()), ck, std::move(dna_rows));
+    p->make = [options](const carbon::Checkpoint& ck, std::vector<std::int32_t> dna_rows, const carbon::BackendOptions& bo) {
+        return make_cuda_backend(std::make_unique<host_seam::HostDevice>(options()), ck, std::move(dna_rows),
+                                 cuda_backend_options(bo));
     };
     return p;
 }

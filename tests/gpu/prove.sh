@@ -18,6 +18,7 @@
 #   forward-*, generate-*, score-*   carbon-cli bench --backend cuda at batch 1, 16, 64, 256
 #   speculative     the 3B shape with the 500M draft (carbon-cli bench --workload speculative)
 #   oracle          the same pair with the draft's agreement set (bench_spec_oracle): the goal's 87%
+#   forward-large-int8  the 3B shape's forward bench with int8 weights (issue 34; last, as time allows)
 #   report          OUT/report.md: every figure beside the roofline of tests/bench/gpu_perf_model.py
 #                   and the issue's goals (tests/gpu/prove_report.py)
 # OUT ends with report.md and logs.tar.gz (every log and JSON), which a device call brings back.
@@ -177,13 +178,15 @@ phase_self_check_large() {
 
 bench() {  # MODEL WORKLOAD [ARGS...]: carbon-cli bench --backend cuda, JSON into the logs
   local model=$1 workload=$2; shift 2
-  CARBON_GPU_SELF_CHECK=off "$CLI" bench --model "$MODELS/$model" --backend cuda --workload "$workload" --json "$LOGS/bench-$workload-$model.json" "$@"
+  CARBON_GPU_SELF_CHECK=off "$CLI" bench --model "$MODELS/$model" --backend cuda --workload "$workload" --json "$LOGS/bench-$workload-$model${BENCH_TAG:-}.json" "$@"
 }
 export -f bench
 # shellcheck disable=SC2086
 phase_forward_small() { bench "$SMALL" forward --batches "$BATCHES" $FWD; }
 # shellcheck disable=SC2086
 phase_forward_large() { bench "$LARGE" forward --batches "$BATCHES" $FWD; }
+# shellcheck disable=SC2086
+phase_forward_large_int8() { BENCH_TAG=-int8 bench "$LARGE" forward --batches "$BATCHES" $FWD --weights int8; }
 # shellcheck disable=SC2086
 phase_generate_small() { bench "$SMALL" generate --batches "$BATCHES" --mode fns,direct $GEN; }
 # shellcheck disable=SC2086
@@ -203,7 +206,7 @@ phase_oracle() {
 }
 
 export -f phase_preflight phase_gpu_tests phase_self_check phase_parity phase_predict phase_models phase_self_check_large phase_forward_small \
-  phase_forward_large phase_generate_small phase_generate_large phase_score_small phase_score_large \
+  phase_forward_large phase_forward_large_int8 phase_generate_small phase_generate_large phase_score_small phase_score_large \
   phase_speculative phase_oracle
 
 # Where this machine keeps cuBLASLt (it cannot travel: 540 MB): the CUDA toolkit, else PyTorch's wheels.
@@ -260,6 +263,7 @@ run_phase score-small 40
 run_phase score-large 60
 run_phase speculative 60
 run_phase oracle 45
+run_phase forward-large-int8 45
 
 echo "== report"
 "$PY" "$REPO/tests/gpu/prove_report.py" --logs "$LOGS" --carry "$CARRY" --dry-run "$DRY" --small "$SMALL" --large "$LARGE" \

@@ -2,6 +2,7 @@
 // fp32 panels laid out so each output element is one contiguous dot product over k.
 #include "reference_gemm.h"
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -21,7 +22,9 @@ float load(const void* base, std::int64_t index, DType type) {
             std::memcpy(&h, static_cast<const char*>(base) + index * 2, 2);
             return type == DType::F16 ? f16_to_f32(h) : bf16_to_f32(h);
         }
-        case DType::Q8_0: break;  // not a GEMM operand
+        case DType::Q8_0:
+        case DType::I8:
+        case DType::I32: break;  // not a float operand (int8 products: reference_gemm_int8)
     }
     return 0.0f;
 }
@@ -42,7 +45,9 @@ void store(void* base, std::int64_t index, DType type, float v) {
             std::memcpy(p + index * 2, &h, 2);
             return;
         }
-        case DType::Q8_0: return;  // not a GEMM operand
+        case DType::Q8_0:
+        case DType::I8:
+        case DType::I32: return;  // not a float operand (int8 products: reference_gemm_int8)
     }
 }
 
@@ -51,10 +56,27 @@ float op_at(const void* x, DType type, std::int64_t ld, Transpose t, std::int64_
     return t == Transpose::No ? load(x, r + c * ld, type) : load(x, c + r * ld, type);
 }
 
+// int8 x int8 -> int32 (validate_gemm allows only TN, alpha 1, beta 0): exact integer sums, as
+// cuBLASLt's IMMA kernels compute them.
+void reference_gemm_int8(const Gemm& g) {
+    const auto* a = static_cast<const std::int8_t*>(g.a);
+    const auto* b = static_cast<const std::int8_t*>(g.b);
+    auto* c = static_cast<std::int32_t*>(g.c);
+    for (std::int64_t j = 0; j < g.n; ++j)
+        for (std::int64_t i = 0; i < g.m; ++i) {
+            const std::int8_t* ar = a + i * g.lda;  // op(A) = A^T: row i of op(A) is column i of A
+            const std::int8_t* bc = b + j * g.ldb;
+            std::int32_t acc = 0;
+            for (std::int64_t p = 0; p < g.k; ++p) acc += std::int32_t(ar[p]) * std::int32_t(bc[p]);
+            c[i + j * g.ldc] = acc;
+        }
+}
+
 }  // namespace
 
 void reference_gemm(const Gemm& g) {
     if (g.m == 0 || g.n == 0) return;
+    if (g.a_type == DType::I8) return reference_gemm_int8(g);
     const auto m = static_cast<std::size_t>(g.m), n = static_cast<std::size_t>(g.n), k = static_cast<std::size_t>(g.k);
     // a_rows[i * k + p] = op(A)(i, p); b_cols[j * k + p] = op(B)(p, j).
     std::vector<float> a_rows(m * k), b_cols(n * k);

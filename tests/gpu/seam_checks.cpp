@@ -175,6 +175,55 @@ GemmReport row_major_gemms(Device& device, Mapping mapping) {
     return report;
 }
 
+GemmReport int8_gemms(Device& device) {
+    GemmReport report;
+    StreamOwner stream(device);
+    std::mt19937 rng(20261129);
+    std::uniform_int_distribution<int> value(-127, 127);
+    for (std::int64_t rows : {1, 9, 64, 130})
+        for (std::int64_t out : {4, 64, 1028})
+            for (std::int64_t k : {16, 64, 1040}) {
+                ++report.cases;
+                std::vector<std::int8_t> x(std::size_t(rows * k)), w(std::size_t(out * k));
+                for (auto& v : x) v = std::int8_t(value(rng));
+                for (auto& v : w) v = std::int8_t(value(rng));
+                DeviceArray<std::int8_t> dx(device, x.size()), dw(device, w.size());
+                DeviceArray<std::int32_t> dy(device, std::size_t(rows * out));
+                device.copy_to_device(dx.get(), x.data(), x.size(), stream.get());
+                device.copy_to_device(dw.get(), w.data(), w.size(), stream.get());
+                RowMajorGemm g;
+                g.trans_b = Transpose::Yes;
+                g.m = rows, g.n = out, g.k = k;
+                g.a = dx.get(), g.a_type = DType::I8, g.lda = k;
+                g.b = dw.get(), g.b_type = DType::I8, g.ldb = k;
+                g.c = dy.get(), g.c_type = DType::I32, g.ldc = out;
+                std::vector<std::int32_t> y(std::size_t(rows * out));
+                try {
+                    gemm_row_major(device, g, stream.get());
+                    device.copy_to_host(y.data(), dy.get(), y.size() * 4, stream.get());
+                    device.stream_synchronize(stream.get());
+                } catch (const Error& e) {
+                    ++report.refused;
+                    if (report.first.empty()) report.first = "refused: " + std::string(e.what());
+                    continue;
+                }
+                int wrong = 0;
+                for (std::int64_t i = 0; i < rows; ++i)
+                    for (std::int64_t j = 0; j < out; ++j) {
+                        std::int32_t want = 0;
+                        for (std::int64_t p = 0; p < k; ++p) want += std::int32_t(x[std::size_t(i * k + p)]) * w[std::size_t(j * k + p)];
+                        wrong += y[std::size_t(i * out + j)] != want;
+                    }
+                if (wrong) {
+                    ++report.mismatches;
+                    if (report.first.empty())
+                        report.first = "rows " + std::to_string(rows) + " out " + std::to_string(out) + " k " + std::to_string(k) +
+                                       ": " + std::to_string(wrong) + " sums wrong";
+                }
+            }
+    return report;
+}
+
 void copies_and_memsets_in_order(Device& device) {
     StreamOwner stream(device);
     const std::size_t n = 1000;

@@ -27,6 +27,12 @@ struct GemmReport {
 // bf16, fp16 -> fp32, fp32 -> fp32; alpha/beta, and beta 0 over NaN junk in C (C must not be read).
 GemmReport row_major_gemms(Device& device, Mapping mapping = to_column_major);
 
+// int8 x int8 -> int32 linear layers (y[rows, out] = x[rows, k] W[out, k]^T through
+// gemm_row_major, the CUDA backend's int8 prefill) against exact integer sums: rows 1, 9, 64, 130;
+// out 4, 64, 1,028; k 16, 64, 1,040; values over the whole int8 range but -128 (the rows scheme's).
+// Every int32 must be exact.
+GemmReport int8_gemms(Device& device);
+
 // Host -> device, memset, device -> device at offsets, device -> host on one stream, in issue order
 // (a reordering changes the result); pageable and pinned host memory.
 void copies_and_memsets_in_order(Device& device);

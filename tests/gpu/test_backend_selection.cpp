@@ -75,9 +75,10 @@ void use_provider(const ProviderSettings& s) {
     p->device_identity = [] { return std::string("host seam test device"); };
     p->free_memory = [s] { return s.free_memory; };
     p->device_name = [] { return std::string("the host seam"); };
-    p->make = [s](const Checkpoint& ck, std::vector<std::int32_t> dna, const BackendOptions&) {
-        return gpu::make_cuda_backend(std::make_unique<FailingDevice>(s.fail_sync_after), ck, std::move(dna),
-                                      gpu::CudaBackendOptions{DType::F32});
+    p->make = [s](const Checkpoint& ck, std::vector<std::int32_t> dna, const BackendOptions& bo) {
+        gpu::CudaBackendOptions o = gpu::cuda_backend_options(bo);  // as the plugins take the options
+        o.kv_type = DType::F32;
+        return gpu::make_cuda_backend(std::make_unique<FailingDevice>(s.fail_sync_after), ck, std::move(dna), o);
     };
     register_gpu_provider(std::move(p));
 }
@@ -89,10 +90,11 @@ const std::filesystem::path& model_dir() {
     return testing_support::tiny_model(o, "f32");
 }
 
-std::unique_ptr<Model> load(BackendKind kind) {
+std::unique_ptr<Model> load(BackendKind kind, const std::string& weights = "") {
     ModelOptions o;
     o.backend = kind;
     o.threads = 1;
+    o.weights = weights;
     return Model::load(model_dir(), o);
 }
 
@@ -122,6 +124,25 @@ TEST(auto_uses_the_gpu_after_a_passing_self_check_and_caches_the_verdict) {
     auto again = load(BackendKind::Cuda);
     CHECK_EQ(again->backend().name(), std::string("cuda"));
     CHECK(!contains(again->notice(), "self-check"));  // the cached verdict: nothing to say
+}
+
+TEST(int8_weights_run_on_the_gpu_after_a_self_check_against_the_cpu_s_int8_and_q8_0_stays_on_the_cpu) {
+    Fresh f;
+    use_provider({});
+    for (BackendKind kind : {BackendKind::Auto, BackendKind::Cuda}) {
+        auto m = load(kind, "int8");
+        CHECK_EQ(m->backend().name(), std::string("cuda"));
+        CHECK_EQ(m->weights(), std::string("int8"));
+        CHECK(contains(m->backend().describe(), "int8 weights (one scale per output row"));
+    }
+    auto q = load(BackendKind::Auto, "q8_0");
+    CHECK_EQ(q->backend().name(), std::string("cpu"));
+    CHECK_EQ(q->weights(), std::string("q8_0"));
+    CHECK(contains(q->notice(), "q8_0 weights (groups of 32) run on the CPU"));
+    CHECK_THROWS_WITH(load(BackendKind::Cuda, "q8_0"), "q8_0 weights (groups of 32) run on the CPU backend", "--backend cpu");
+    // The self-check's verdict is kept per weights too: native weights check (and pass) on their own.
+    auto native = load(BackendKind::Cuda);
+    CHECK_EQ(native->weights(), std::string("native"));
 }
 
 TEST(a_failed_self_check_falls_back_to_the_cpu_and_says_why) {

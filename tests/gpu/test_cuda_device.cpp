@@ -38,6 +38,13 @@ TEST(row_major_gemms_match_the_reference) {
     if (!r.first.empty()) std::printf("  first mismatch: %s\n", r.first.c_str());
 }
 
+TEST(int8_gemms_give_exact_integer_sums) {
+    const checks::GemmReport r = checks::int8_gemms(device());
+    std::printf("  %d int8 GEMMs checked\n", r.cases);
+    CHECK_EQ(r.mismatches + r.refused, 0);
+    if (!r.first.empty()) std::printf("  first failure: %s\n", r.first.c_str());
+}
+
 TEST(memsets_and_copies_keep_their_issue_order) {
     checks::copies_and_memsets_in_order(device());
 }

@@ -92,4 +92,51 @@ TEST(mappings_with_classic_mistakes_are_rejected) {
     CHECK_EQ(r.mismatches, r.cases * 3 / 4);
 }
 
+TEST(int8_gemms_give_exact_integer_sums) {
+    host_seam::HostDevice device;
+    const checks::GemmReport r = checks::int8_gemms(device);
+    std::printf("  %d int8 GEMMs checked\n", r.cases);
+    CHECK_EQ(r.cases, 36);
+    CHECK_EQ(r.mismatches + r.refused, 0);
+    if (!r.first.empty()) std::printf("  first failure: %s\n", r.first.c_str());
+}
+
+// The int8 forms cuBLASLt's IMMA kernels do not take in the regular layout are refused, as the real
+// seam would have them refused (validate_gemm runs before either implementation).
+TEST(int8_gemms_outside_cublaslt_s_form_are_refused) {
+    host_seam::HostDevice device;
+    const Stream s = device.create_stream();
+    void* a = device.allocate(4096);
+    void* c = device.allocate(4096);
+    const auto tn = [&] {
+        Gemm g;
+        g.trans_a = Transpose::Yes;
+        g.m = 8, g.n = 8, g.k = 16;
+        g.a = a, g.a_type = DType::I8, g.lda = 16;
+        g.b = a, g.b_type = DType::I8, g.ldb = 16;
+        g.c = c, g.c_type = DType::I32, g.ldc = 8;
+        return g;
+    };
+    device.gemm(tn(), s);  // the form the CUDA backend uses
+    Gemm nn = tn();
+    nn.trans_a = Transpose::No, nn.lda = 8;
+    CHECK_THROWS_WITH(device.gemm(nn, s), "CUBLAS_STATUS_NOT_SUPPORTED", "TN only");
+    Gemm odd = tn();
+    odd.m = 6;
+    CHECK_THROWS_WITH(device.gemm(odd, s), "multiples of 4");
+    Gemm scaled = tn();
+    scaled.alpha = 2.0f;
+    CHECK_THROWS_WITH(device.gemm(scaled, s), "alpha 1 and beta 0");
+    Gemm to_float = tn();
+    to_float.c_type = DType::F32;
+    CHECK_THROWS_WITH(device.gemm(to_float, s), "int8 A and B into an int32 C");
+    Gemm mixed = tn();
+    mixed.b_type = DType::BF16;
+    CHECK_THROWS_WITH(device.gemm(mixed, s), "int8 A and B into an int32 C");
+    device.stream_synchronize(s);
+    device.free(a);
+    device.free(c);
+    device.destroy_stream(s);
+}
+
 CHECK_MAIN()

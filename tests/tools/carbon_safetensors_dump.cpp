@@ -26,7 +26,9 @@ const char* st_name(carbon::DType t) {
         case carbon::DType::BF16:
             return "BF16";
         case carbon::DType::Q8_0:
-            break;  // not a safetensors type
+        case carbon::DType::I8:
+        case carbon::DType::I32:
+            break;  // not a safetensors type here
     }
     return "?";
 }

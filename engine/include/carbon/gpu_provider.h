@@ -64,12 +64,14 @@ struct SelfCheck {
 
 // Runs a fixed 48-token DNA prompt (every position's 4,096 DNA logits, then 8 decode steps at batch 2
 // after a fork) through `gpu` and `cpu` and compares the distributions: KL(cpu || gpu) per row at
-// most 1e-5 nats for fp32 weights, 0.02 for bf16/fp16 (their rounding of activations). The verdict
-// is cached in $XDG_CACHE_HOME/carbon-studio/gpu-self-check.tsv (or ~/.cache/...), keyed by the
-// model's files (paths, sizes, modification times), `device_identity` and this build. The
+// most 1e-5 nats for fp32 weights, 0.02 for bf16/fp16 (their rounding of activations) and for
+// int8 weights (`weights` "int8": both backends quantise the activations, and fp32 summation
+// order can tip a rounding). The verdict is cached in $XDG_CACHE_HOME/carbon-studio/gpu-self-check.tsv
+// (or ~/.cache/...), keyed by the model's files (paths, sizes, modification times), the weights,
+// `device_identity` and this build. The
 // environment variable CARBON_GPU_SELF_CHECK=mismatch perturbs the GPU's logits (a test hook:
 // the check must fail), =rerun ignores the cache.
 SelfCheck run_gpu_self_check(Backend& gpu, Backend& cpu, const Checkpoint& checkpoint, const Tokenizer& tokenizer,
-                             const std::string& device_identity);
+                             const std::string& device_identity, const std::string& weights = "native");
 
 }  // namespace carbon

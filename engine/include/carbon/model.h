@@ -20,7 +20,7 @@ struct ModelOptions {
     BackendKind backend = BackendKind::Auto;
     int threads = 0;  // CPU threads; <= 0: all cores
     std::string cpu_kernels;  // BackendOptions::cpu_kernels
-    std::string weights;      // BackendOptions::weights ("" / "native", "int8", "q8_0": the CPU runs the last two)
+    std::string weights;      // BackendOptions::weights ("" / "native", "int8" on either backend, "q8_0" on the CPU)
     double yarn_factor = 0;  // > 1: extend the context with YaRN (Checkpoint::extend_context_yarn)
     bool self_check = true;  // run (or reuse the cached verdict of) the GPU self-check before using a GPU
 };
@@ -33,7 +33,8 @@ public:
     // Opens checkpoint and tokenizer (a checkpoint folder, or a GGUF file: Checkpoint::open),
     // checks they agree (every DNA id inside vocab_size), and starts the backend. A model whose
     // matrices are a GGUF file's Q8_0 blocks runs them as they are: native weights are its q8_0
-    // weights, and int8 (per-row) is refused rather than rounding twice. Auto uses the GPU when the build has a GPU provider (gpu_provider.h), a
+    // weights, and int8 (per-row) is refused rather than rounding twice. q8_0 weights run on the
+    // CPU (Cuda refuses them, Auto runs them there and says so); int8 runs on either. Auto uses the GPU when the build has a GPU provider (gpu_provider.h), a
     // device is usable, the model fits in its free memory and the self-check passes; otherwise it
     // runs on the CPU and says why in notice(). Cuda turns each of those reasons into an Error,
     // except a failed self-check, which falls back to the CPU with the notice.

@@ -151,7 +151,9 @@ void matmul_avx512(ThreadPool& pool, const float* x, size_t m, size_t ldx, const
         case DType::F32: return matmul_avx512_t<DType::F32>(pool, x, m, ldx, w, rows, n, y, ldy);
         case DType::F16: return matmul_avx512_t<DType::F16>(pool, x, m, ldx, w, rows, n, y, ldy);
         case DType::BF16: return matmul_avx512_t<DType::BF16>(pool, x, m, ldx, w, rows, n, y, ldy);
-        case DType::Q8_0: return;  // refused by matmul_wt
+        case DType::Q8_0:
+        case DType::I8:
+        case DType::I32: return;  // refused by matmul_wt
     }
 }
 

@@ -50,6 +50,10 @@ void convert_row_scalar(const WeightMatrix& w, size_t row, float* out) {
             for (size_t i = 0; i < k; ++i) out[i] = load_as_f32(p, DType::Q8_0, i);
             break;
         }
+        case DType::I8:
+        case DType::I32:  // the CUDA backend's GEMM operands, never a CPU weight
+            for (size_t i = 0; i < k; ++i) out[i] = load_as_f32(w.data, w.dtype, row * k + i);
+            break;
     }
 }
 
@@ -303,7 +307,9 @@ void matmul_avx2_or_portable(ThreadPool& pool, bool avx2, const float* x, size_t
                 case DType::F32: return matvec_stream_avx2<DType::F32>(x, m, ldx, w, rows, j0, j1, y, ldy);
                 case DType::F16: return matvec_stream_avx2<DType::F16>(x, m, ldx, w, rows, j0, j1, y, ldy);
                 case DType::BF16: return matvec_stream_avx2<DType::BF16>(x, m, ldx, w, rows, j0, j1, y, ldy);
-                case DType::Q8_0: return;  // refused by matmul_wt
+                case DType::Q8_0:
+                case DType::I8:
+                case DType::I32: return;  // refused by matmul_wt
             }
         });
         return;

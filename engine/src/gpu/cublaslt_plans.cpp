@@ -1,5 +1,6 @@
 // cuBLASLt matmul plans cached per shape (cublaslt_plans.h): descriptors, layouts and the
-// heuristic's algorithm, with fp32 compute and scale (CUBLAS_COMPUTE_32F, CUDA_R_32F).
+// heuristic's algorithm, with fp32 compute and scale (CUBLAS_COMPUTE_32F, CUDA_R_32F), or int32 for
+// int8 operands (CUBLAS_COMPUTE_32I, CUDA_R_32I).
 #include "gpu/cublaslt_plans.h"
 
 #include <functional>
@@ -17,6 +18,10 @@ cudaDataType_t cuda_type(DType t) {
             return CUDA_R_16F;
         case DType::BF16:
             return CUDA_R_16BF;
+        case DType::I8:
+            return CUDA_R_8I;
+        case DType::I32:
+            return CUDA_R_32I;
         case DType::Q8_0:
             break;  // never on the GPU (cuda_backend refuses such a checkpoint)
     }
@@ -87,7 +92,10 @@ const MatmulPlan& MatmulPlans::get(const Gemm& g) {
 
 std::unique_ptr<MatmulPlan> MatmulPlans::make(const Key& key) {
     auto plan = std::make_unique<MatmulPlan>();
-    CARBON_CUDA_CHECK(cublasLtMatmulDescCreate(&plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    // int8 x int8 -> int32 (the CUDA backend's int8 weights): integer compute and scale, exact sums.
+    const bool int8 = key.ab_type == DType::I8;
+    CARBON_CUDA_CHECK(cublasLtMatmulDescCreate(&plan->desc, int8 ? CUBLAS_COMPUTE_32I : CUBLAS_COMPUTE_32F,
+                                               int8 ? CUDA_R_32I : CUDA_R_32F));
     const std::int32_t op_a = cuda_op(key.trans_a), op_b = cuda_op(key.trans_b);
     CARBON_CUDA_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
     CARBON_CUDA_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));

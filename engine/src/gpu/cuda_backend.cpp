@@ -12,9 +12,12 @@
 #include "carbon/kernels/cast_rows.h"
 #include "carbon/kernels/embedding.h"
 #include "carbon/kernels/gemv.h"
+#include "carbon/kernels/gemv_int8.h"
 #include "carbon/kernels/kv_append.h"
+#include "carbon/kernels/quantize_rows_int8.h"
 #include "carbon/kernels/rmsnorm.h"
 #include "carbon/kernels/rope.h"
+#include "carbon/kernels/scale_int32_products.h"
 #include "carbon/kernels/swiglu.h"
 #include "gpu/gemm_row_major.h"
 
@@ -25,9 +28,12 @@ CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt,
                          const CudaBackendOptions& opt)
     : dev_(std::move(device)), cfg_(ckpt.config()), w_type_(ckpt.weights().dtype), kv_type_(opt.kv_type),
       graphs_(opt.graphs) {
+    int8_ = opt.int8_weights;
     if (ckpt.weights().q8_0)
-        throw carbon::Error(ckpt.dir().string() + ": Q8_0 weights run on the CPU backend for now (the CUDA backend takes "
-                                                  "f32, f16 and bf16 checkpoints): use --backend cpu");
+        throw carbon::Error(ckpt.dir().string() +
+                            ": a GGUF file's Q8_0 weights (groups of 32) run on the CPU backend (the GPU's int8 is one scale "
+                            "per row; requantising would round twice): use --backend cpu, or the bf16 GGUF or the checkpoint "
+                            "folder with --weights int8 on the GPU");
     if (cfg_.partial_rotary_factor != 1.0)
         throw carbon::Error(cfg_.path.string() + ": partial_rotary_factor " + std::to_string(cfg_.partial_rotary_factor) +
                             " is not supported by the Llama network");
@@ -52,8 +58,12 @@ CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt,
         kv_type_ = DType::F32;
         notice_ = std::string("the weights are ") + dtype_name(w_type_) + ", so the KV cache is fp32 (a bf16 cache needs bf16 weights)";
     }
+    if (int8_ && (H_ % 16 != 0 || qdim_ % 16 != 0 || F_ % 16 != 0))
+        throw carbon::Error(cfg_.path.string() + ": int8 weights on the GPU need hidden_size (" + std::to_string(H_) +
+                            "), heads x head_dim (" + std::to_string(qdim_) + ") and intermediate_size (" + std::to_string(F_) +
+                            ") in multiples of 16 (rows of 128-bit loads): use --backend cpu, or native weights");
     stream_ = dev_->create_stream();
-    w_ = std::make_unique<DeviceWeights>(*dev_, ckpt.weights(), dna_rows, stream_);
+    w_ = std::make_unique<DeviceWeights>(*dev_, ckpt.weights(), dna_rows, stream_, int8_);
     kv_ = std::make_unique<KvPages>(*dev_, cfg_.num_hidden_layers, nkv_, hd_, kern::kKvPageTokens, kv_type_);
     rope_ = compute_rope(cfg_);
     inv_freq_.bind(*dev_);
@@ -61,14 +71,16 @@ CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt,
     dev_->copy_to_device(inv_freq_.get(), rope_.inv_freq.data(), rope_.inv_freq.size() * sizeof(float), stream_);
     dev_->stream_synchronize(stream_);
     for (DeviceMemory* m : {&tables_, &h_, &xn_, &xg_, &q_, &k_, &v_, &qc_, &att_, &gate_, &up_, &ao_, &attn_ws_, &bad_ids_,
-                            &sel_, &logits_, &fns_in_, &fns_out_, &gemv_ws_})
+                            &sel_, &logits_, &fns_in_, &fns_out_, &gemv_ws_, &xq_, &xs_, &acc_})
         m->bind(*dev_);
     // gemv reads k in 16-byte chunks: every in_features a multiple of 8. Its split-K workspace, sized
     // for the largest matrix, is zeroed once (each launch leaves it zeroed).
     gemv_ok_ = H_ % 8 == 0 && qdim_ % 8 == 0 && F_ % 8 == 0;
     if (gemv_ok_) {
         std::size_t ws = 0;
-        auto need = [&](const DeviceTensor& t) { ws = std::max(ws, kern::gemv_workspace_bytes(t.rows, t.cols, kDecodeMaxRows)); };
+        auto need = [&](const DeviceTensor& t) {  // gemv's workspace (gemv_int8 needs none)
+            if (t.dtype != DType::I8) ws = std::max(ws, kern::gemv_workspace_bytes(t.rows, t.cols, kDecodeMaxRows));
+        };
         for (std::size_t l = 0; l < std::size_t(cfg_.num_hidden_layers); ++l) {
             const DeviceLayer& L = w_->layer(l);
             for (const DeviceTensor* t : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) need(*t);
@@ -82,6 +94,41 @@ CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt,
         dev_->stream_synchronize(stream_);
     }
     for (PinnedMemory* m : {&tables_host_, &logits_host_, &bad_ids_host_, &fns_in_host_, &fns_out_host_}) m->bind(*dev_);
+    if (int8_ && opt.int8_gemm) probe_int8_gemm();
+    if (int8_ && !opt.int8_gemm) int8_gemm_note_ = "not asked for";
+}
+
+// cuBLASLt's int8 GEMM (IMMA kernels in the regular layout) is asked for once, on a small product
+// of the shape class the layers use: when the library or the GPU has no algorithm for it, prefill
+// takes gemv_int8 (the same bits, int32 sums being exact; slower) and describe() says so.
+void CudaBackend::probe_int8_gemm() {
+    DeviceMemory a(*dev_, 64 * 64), b(*dev_, 64 * 64), c(*dev_, 64 * 64 * 4);
+    dev_->memset(a.get(), 1, a.bytes(), stream_);
+    dev_->memset(b.get(), 1, b.bytes(), stream_);
+    RowMajorGemm g;
+    g.trans_b = Transpose::Yes;
+    g.m = g.n = g.k = 64;
+    g.a = a.get();
+    g.a_type = DType::I8;
+    g.lda = 64;
+    g.b = b.get();
+    g.b_type = DType::I8;
+    g.ldb = 64;
+    g.c = c.get();
+    g.c_type = DType::I32;
+    g.ldc = 64;
+    try {
+        gemm_row_major(*dev_, g, stream_);
+        std::int32_t first = 0;
+        dev_->copy_to_host(&first, c.get(), sizeof first, stream_);
+        dev_->stream_synchronize(stream_);
+        int8_gemm_ = first == 64;
+        if (!int8_gemm_) int8_gemm_note_ = "cuBLASLt's int8 GEMM gave a wrong sum";
+    } catch (const Error& e) {
+        dev_->stream_synchronize(stream_);
+        int8_gemm_ = false;
+        int8_gemm_note_ = e.what();
+    }
 }
 
 CudaBackend::~CudaBackend() {
@@ -98,7 +145,12 @@ std::string CudaBackend::describe() const {
     std::ostringstream os;
     os << "CUDA, " << i.name;
     if (i.compute_major) os << " (sm_" << i.compute_major << i.compute_minor << ")";
-    os << ", " << dtype_name(w_type_) << " weights, fp32 activations, " << dtype_name(kv_type_) << " KV cache";
+    if (int8_)
+        os << ", int8 weights (one scale per output row, activations per row, from the checkpoint's " << dtype_name(w_type_)
+           << "; prefill through " << (int8_gemm_ ? "cuBLASLt's int8 GEMM" : "gemv_int8, as cuBLASLt took no int8 GEMM: " + int8_gemm_note_)
+           << "), fp32 activations elsewhere, " << dtype_name(kv_type_) << " KV cache";
+    else
+        os << ", " << dtype_name(w_type_) << " weights, fp32 activations, " << dtype_name(kv_type_) << " KV cache";
     if (gemv_ok_) os << ", batch-invariant decode up to " << kDecodeMaxRows << " rows";
     if (graphs_) os << ", decode steps as CUDA graphs";
     return os.str();
@@ -197,8 +249,71 @@ void CudaBackend::reserve_buffers(std::size_t rows) {
     gate_.reserve(R * std::size_t(F_) * 4);
     up_.reserve(R * std::size_t(F_) * 4);
     ao_.reserve(std::min<std::size_t>(R, kDecodeMaxRows) * std::size_t(H_) * 4);
+    if (int8_) {
+        xq_.reserve(R * wide);
+        xs_.reserve(R * 4);
+        if (int8_gemm_) acc_.reserve(R * std::max<std::size_t>(wide, std::size_t(w_->dna_head().rows)) * 4);
+    }
     workspace_bytes_ = h_.bytes() + xn_.bytes() + xg_.bytes() + q_.bytes() + k_.bytes() + v_.bytes() + qc_.bytes() +
-                       att_.bytes() + gate_.bytes() + up_.bytes() + ao_.bytes() + gemv_ws_.bytes();
+                       att_.bytes() + gate_.bytes() + up_.bytes() + ao_.bytes() + gemv_ws_.bytes() + xq_.bytes() +
+                       xs_.bytes() + acc_.bytes();
+}
+
+template <class X>
+CudaBackend::Operand CudaBackend::operand(const X* x, int rows, int cols, bool decode, const DeviceTensor& w) {
+    constexpr DType x_type = std::is_same_v<X, float> ? DType::F32 : DType::BF16;
+    if (w.dtype == DType::I8) {
+        launched(kern::quantize_rows_int8<X>(x, cols, rows, cols, xq_.as<std::int8_t>(), cols, xs_.as<float>(), stream_),
+                 "quantize_rows_int8");
+        return {xq_.get(), DType::I8};
+    }
+    if (decode) return {x, x_type};
+    if constexpr (x_type == DType::F32) {
+        return {gemm_input(x, rows, cols), w_type_};
+    } else {
+        if (w_type_ != DType::BF16) throw carbon::Error("CUDA backend: bf16 activations for " + std::string(dtype_name(w_type_)) + " weights (a bug)");
+        return {x, DType::BF16};
+    }
+}
+
+void CudaBackend::project(const Operand& x, int rows, const DeviceTensor& w, float* y, bool decode, bool accumulate) {
+    if ((w.dtype == DType::I8) != (x.type == DType::I8) || (decode && accumulate && w.dtype != DType::I8))
+        throw carbon::Error("CUDA backend: a projection's input does not suit its weights (a bug)");
+    if (w.dtype == DType::I8) return int8_linear(rows, w, y, decode, accumulate);
+    if (decode) {
+        if (x.type == DType::F32) gemv_linear(static_cast<const float*>(x.data), rows, w, y);
+        else gemv_linear(static_cast<const __nv_bfloat16*>(x.data), rows, w, y);
+        return;
+    }
+    linear(x.data, rows, w, y, accumulate ? 1.0f : 0.0f);
+}
+
+void CudaBackend::int8_linear(int rows, const DeviceTensor& w, float* y, bool decode, bool accumulate) {
+    if (decode || !int8_gemm_) {
+        const kern::GemvInt8Sizes s{rows, w.cols, w.rows, w.rows, w.cols, w.rows};
+        launched(kern::gemv_int8(xq_.as<std::int8_t>(), xs_.as<float>(), static_cast<const std::int8_t*>(w.data), w.scales,
+                                 nullptr, y, s, accumulate, stream_),
+                 "gemv_int8", kern::gemv_int8_last_refusal());
+        return;
+    }
+    RowMajorGemm g;  // acc_[rows, w.rows] = xq_ w^T in exact int32
+    g.trans_b = Transpose::Yes;
+    g.m = rows;
+    g.n = w.rows;
+    g.k = w.cols;
+    g.a = xq_.get();
+    g.a_type = DType::I8;
+    g.lda = w.cols;
+    g.b = w.data;
+    g.b_type = DType::I8;
+    g.ldb = w.cols;
+    g.c = acc_.get();
+    g.c_type = DType::I32;
+    g.ldc = w.rows;
+    gemm_row_major(*dev_, g, stream_);
+    launched(kern::scale_int32_products(acc_.as<std::int32_t>(), w.rows, xs_.as<float>(), w.scales, rows, w.rows, y, w.rows,
+                                        accumulate, stream_),
+             "scale_int32_products");
 }
 
 void CudaBackend::linear(const void* x, int rows, const DeviceTensor& w, float* y, float beta) {
@@ -384,7 +499,7 @@ std::vector<std::uintptr_t> CudaBackend::step_key(const Step& s) const {
                                   std::uintptr_t(s.head), s.width};
     k.insert(k.end(), s.rows.begin(), s.rows.end());
     for (const DeviceMemory* m : {&tables_, &h_, &xn_, &xg_, &q_, &k_, &v_, &qc_, &att_, &gate_, &up_, &ao_, &attn_ws_,
-                                  &bad_ids_, &sel_, &logits_, &gemv_ws_}) {
+                                  &bad_ids_, &sel_, &logits_, &gemv_ws_, &xq_, &xs_, &acc_}) {
         k.push_back(reinterpret_cast<std::uintptr_t>(m->get()));
         k.push_back(m->bytes());
     }
@@ -419,7 +534,7 @@ void CudaBackend::release_cached_memory() {
     dev_->stream_synchronize(stream_);  // nothing queued still reads the buffers
     drop_graphs();                      // recorded with the buffers' addresses
     for (DeviceMemory* m : {&tables_, &h_, &xn_, &xg_, &q_, &k_, &v_, &qc_, &att_, &gate_, &up_, &ao_, &attn_ws_, &bad_ids_,
-                            &sel_, &logits_, &fns_in_, &fns_out_})
+                            &sel_, &logits_, &fns_in_, &fns_out_, &xq_, &xs_, &acc_})
         m->release();
     for (PinnedMemory* m : {&tables_host_, &logits_host_, &bad_ids_host_, &fns_in_host_, &fns_out_host_}) m->release();
     rows_capacity_ = 0;
@@ -455,16 +570,10 @@ void CudaBackend::queue_step(const Step& s) {
                 launched(kern::rmsnorm_residual<float, W>(h, ao, attn_norm, xn, T, H_, eps, stream_), "rmsnorm_residual");
             else
                 launched(kern::rmsnorm<float, W>(h, attn_norm, xn, T, H_, eps, stream_), "rmsnorm");
-            if (decode) {
-                gemv_linear(xn, T, L.wq, q_.as<float>());
-                gemv_linear(xn, T, L.wk, k_.as<float>());
-                gemv_linear(xn, T, L.wv, v_.as<float>());
-            } else {
-                const void* x = gemm_input(xn, T, H_);
-                linear(x, T, L.wq, q_.as<float>());
-                linear(x, T, L.wk, k_.as<float>());
-                linear(x, T, L.wv, v_.as<float>());
-            }
+            const Operand x = operand(xn, T, H_, decode, L.wq);  // one input for q, k and v
+            project(x, T, L.wq, q_.as<float>(), decode);
+            project(x, T, L.wk, k_.as<float>(), decode);
+            project(x, T, L.wv, v_.as<float>(), decode);
             add_bias(q_.as<float>(), T, L.bq);
             add_bias(k_.as<float>(), T, L.bk);
             add_bias(v_.as<float>(), T, L.bv);
@@ -484,34 +593,28 @@ void CudaBackend::queue_step(const Step& s) {
             else append(__nv_bfloat16{});
             attention(l, t, B, max_new, max_kv, T);
             const W* ffn_norm = static_cast<const W*>(L.ffn_norm.data);
+            const Operand a = kv_type_ == DType::BF16 ? operand(att_.as<__nv_bfloat16>(), T, qdim_, decode, L.wo)
+                                                      : operand(att_.as<float>(), T, qdim_, decode, L.wo);
             if (decode) {  // o_proj into ao, added to the residual in front of the norm
-                if (kv_type_ == DType::BF16) gemv_linear(att_.as<__nv_bfloat16>(), T, L.wo, ao);
-                else gemv_linear(att_.as<float>(), T, L.wo, ao);
+                project(a, T, L.wo, ao, true);
                 add_bias(ao, T, L.bo);
                 launched(kern::rmsnorm_residual<float, W>(h, ao, ffn_norm, xn, T, H_, eps, stream_), "rmsnorm_residual");
-                gemv_linear(xn, T, L.w_gate, gate_.as<float>());
-                gemv_linear(xn, T, L.w_up, up_.as<float>());
             } else {
-                // o_proj with the residual add folded into the GEMM (beta = 1 on h).
-                const void* a = kv_type_ == DType::BF16 ? att_.get() : gemm_input(att_.as<float>(), T, qdim_);
-                linear(a, T, L.wo, h, 1.0f);
+                // o_proj with the residual add folded into the product (beta = 1 on h).
+                project(a, T, L.wo, h, false, true);
                 add_bias(h, T, L.bo);
                 launched(kern::rmsnorm<float, W>(h, ffn_norm, xn, T, H_, eps, stream_), "rmsnorm");
-                const void* x2 = gemm_input(xn, T, H_);
-                linear(x2, T, L.w_gate, gate_.as<float>());
-                linear(x2, T, L.w_up, up_.as<float>());
             }
+            const Operand x2 = operand(xn, T, H_, decode, L.w_gate);  // one input for gate and up
+            project(x2, T, L.w_gate, gate_.as<float>(), decode);
+            project(x2, T, L.w_up, up_.as<float>(), decode);
             add_bias(gate_.as<float>(), T, L.b_gate);
             add_bias(up_.as<float>(), T, L.b_up);
             launched(kern::swiglu<float>(gate_.as<float>(), F_, up_.as<float>(), F_, gate_.as<float>(), F_, T, F_, stream_),
                      "swiglu");
-            if (decode) {
-                gemv_linear(gate_.as<float>(), T, L.w_down, ao);
-                add_bias(ao, T, L.b_down);
-            } else {
-                linear(gemm_input(gate_.as<float>(), T, F_), T, L.w_down, h, 1.0f);
-                add_bias(h, T, L.b_down);
-            }
+            const Operand g = operand(gate_.as<float>(), T, F_, decode, L.w_down);
+            project(g, T, L.w_down, decode ? ao : h, decode, !decode);  // prefill: the residual add folded in
+            add_bias(decode ? ao : h, T, L.b_down);
         }
         // Decode: the last down_proj joins the residual, and every row is normalized here (the head
         // then reads the selected rows of xn); prefill normalizes the selected rows below.
@@ -548,11 +651,7 @@ void CudaBackend::queue_step(const Step& s) {
         return;
     }
     const DeviceTensor& hm = s.head == Head::Dna ? w_->dna_head() : w_->lm_head();
-    if (decode) {
-        gemv_linear(sel_.as<float>(), R, hm, logits_.as<float>());
-        return;
-    }
-    linear(gemm_input(sel_.as<float>(), R, H_), R, hm, logits_.as<float>());
+    project(operand(sel_.as<float>(), R, H_, decode, hm), R, hm, logits_.as<float>(), decode);
 }
 
 void CudaBackend::check_embedding() const {
@@ -580,6 +679,17 @@ void CudaBackend::forward(std::span<const ForwardItem> items, Head head, Forward
 GraphCounts graph_counts(const Backend& backend) {
     const auto* c = dynamic_cast<const detail::CudaBackend*>(&backend);
     return c ? GraphCounts{c->graph_captures(), c->graph_replays()} : GraphCounts{};
+}
+
+CudaBackendOptions cuda_backend_options(const BackendOptions& options) {
+    CudaBackendOptions o;
+    if (options.weights == "int8") o.int8_weights = true;
+    else if (options.weights == "q8_0")
+        throw carbon::Error("q8_0 weights (groups of 32, GGUF Q8_0's layout) run on the CPU backend: use --backend cpu, or int8 "
+                            "(one scale per row) on the GPU");
+    else if (!options.weights.empty() && options.weights != "native")
+        throw carbon::Error("unknown weights '" + options.weights + "': expected native or int8 on the GPU");
+    return o;
 }
 
 std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Device> device, const Checkpoint& checkpoint,

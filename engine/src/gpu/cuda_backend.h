@@ -24,7 +24,20 @@ struct CudaBackendOptions {
     // shape as a CUDA graph and replayed: one launch per step instead of a few hundred. The same
     // work either way.
     bool graphs = true;
+    // int8 weights (BackendOptions::weights "int8"): the projections and the DNA head quantised at
+    // load with one scale per row and the activations per row, the CPU backend's rows scheme, so
+    // every product is the CPU's exact int32 dot product with the same scales (the same bits).
+    // Decode through gemv_int8, prefill through cuBLASLt's int8 GEMM (exact int32 sums) and the
+    // scale_int32_products epilogue.
+    bool int8_weights = false;
+    // With int8 weights: false sends prefill through gemv_int8 as well (what a GPU gets whose
+    // cuBLASLt has no int8 GEMM; the same bits, slower). For the tests.
+    bool int8_gemm = true;
 };
+
+// The engine's BackendOptions as the CUDA backend takes them: weights "" or "native" as stored,
+// "int8" int8_weights; "q8_0" (the groups scheme, CPU only) and anything else an Error naming them.
+CudaBackendOptions cuda_backend_options(const BackendOptions& options);
 
 // Uploads the checkpoint's weights to `device` and returns the backend that owns the device. Throws
 // carbon::Error naming what the backend cannot run (a head_dim the attention kernels are not built

@@ -57,7 +57,9 @@ decltype(auto) with_type(DType t, F&& f) {
         case DType::F32: return f(float{});
         case DType::F16: return f(__half{});
         case DType::BF16: break;
-        case DType::Q8_0: break;  // never on the GPU (cuda_backend refuses such a checkpoint)
+        case DType::Q8_0:  // never on the GPU (cuda_backend refuses such a checkpoint)
+        case DType::I8:    // int8 weights go through CudaBackend::int8_linear, never here
+        case DType::I32: break;
     }
     return f(__nv_bfloat16{});
 }
@@ -137,6 +139,21 @@ private:
 
     StepTables tables(std::span<const ForwardItem> items, const std::vector<Sequence*>& seqs) const;
     void reserve_buffers(std::size_t rows);
+    // A projection's input as its product takes it: on the decode path (gemv) fp32 or bf16 as it
+    // is; on the GEMM path cast to the weights' type (gemm_input); with int8 weights quantised per
+    // row into xq_ / xs_ (type I8), whichever the path.
+    struct Operand {
+        const void* data = nullptr;
+        DType type = DType::F32;
+    };
+    template <class X>
+    Operand operand(const X* x, int rows, int cols, bool decode, const DeviceTensor& w);
+    // y[rows, w.rows] = x w^T, or y + x w^T when accumulate (the GEMM path only with native
+    // weights: the decode path adds the residual in its norm).
+    void project(const Operand& x, int rows, const DeviceTensor& w, float* y, bool decode, bool accumulate = false);
+    // The int8 product: gemv_int8 for decode (or when cuBLASLt has no int8 GEMM), else cuBLASLt's
+    // int8 GEMM into acc_ and scale_int32_products.
+    void int8_linear(int rows, const DeviceTensor& w, float* y, bool decode, bool accumulate);
     // y[rows, w.rows] = x w^T (+ beta * y); x is in the weights' type.
     void linear(const void* x, int rows, const DeviceTensor& w, float* y, float beta = 0.0f);
     void add_bias(float* y, int rows, const DeviceTensor& b);
@@ -173,6 +190,13 @@ private:
     // Per-step buffers, grown (never shrunk) to the largest batch seen.
     DeviceMemory tables_, h_, xn_, xg_, q_, k_, v_, qc_, att_, gate_, up_, ao_, attn_ws_, bad_ids_, sel_, logits_, fns_in_,
         fns_out_, gemv_ws_;
+    // int8 weights: the quantised activations (rows x widest input), their scales, and the int8
+    // GEMM's int32 sums (rows x widest output).
+    DeviceMemory xq_, xs_, acc_;
+    bool int8_ = false;
+    bool int8_gemm_ = false;  // cuBLASLt took the int8 GEMM at start-up; else prefill runs gemv_int8
+    std::string int8_gemm_note_;  // why not
+    void probe_int8_gemm();
     bool gemv_ok_ = false;  // every matrix's shape suits gemv: the decode path is on
     bool graphs_ = true;    // decode steps through CUDA graphs (CudaBackendOptions::graphs)
     std::map<std::vector<std::uintptr_t>, Graph> graphs_by_key_;

@@ -173,8 +173,12 @@ public:
         if (g.m == 0 || g.n == 0) return;
         const MatmulPlan& plan = plans_->get(g);
         // alpha and beta are host values (CUBLASLT_POINTER_MODE_HOST): read now, also under capture.
-        CARBON_CUDA_CHECK(cublasLtMatmul(lt_, plan.desc, &g.alpha, g.a, plan.a, g.b, plan.b, &g.beta, g.c, plan.c, g.c,
-                                         plan.c, &plan.algo, workspace, plan.workspace_bytes, stream));
+        // int8 GEMMs scale in int32 (CUDA_R_32I); validate_gemm allowed them only alpha 1, beta 0.
+        const std::int32_t alpha_i = 1, beta_i = 0;
+        const bool int8 = g.a_type == DType::I8;
+        CARBON_CUDA_CHECK(cublasLtMatmul(lt_, plan.desc, int8 ? static_cast<const void*>(&alpha_i) : &g.alpha, g.a, plan.a, g.b,
+                                         plan.b, int8 ? static_cast<const void*>(&beta_i) : &g.beta, g.c, plan.c, g.c, plan.c,
+                                         &plan.algo, workspace, plan.workspace_bytes, stream));
     }
 
     Stream create_stream() override {

@@ -29,8 +29,8 @@ extern "C" __attribute__((visibility("default"))) carbon::GpuProvider* carbon_gp
     };
     p->free_memory = [] { return make_cuda_device(0)->memory_info().free; };
     p->device_name = [] { return make_cuda_device(0)->info().name; };
-    p->make = [](const carbon::Checkpoint& ck, std::vector<std::int32_t> dna_rows, const carbon::BackendOptions&) {
-        return make_cuda_backend(make_cuda_device(0), ck, std::move(dna_rows));
+    p->make = [](const carbon::Checkpoint& ck, std::vector<std::int32_t> dna_rows, const carbon::BackendOptions& options) {
+        return make_cuda_backend(make_cuda_device(0), ck, std::move(dna_rows), cuda_backend_options(options));
     };
     return p;
 }

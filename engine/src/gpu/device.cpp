@@ -3,6 +3,7 @@
 // exactly the calls the real one would).
 #include "gpu/device.h"
 
+#include <cstdint>
 #include <string_view>
 #include <utility>
 
@@ -50,12 +51,35 @@ void validate_gemm(const Gemm& g, const char* file, int line) {
         bad_gemm("CUBLAS_STATUS_INVALID_VALUE", "negative size (" + dims + ")", file, line);
     if (g.m == 0 || g.n == 0) return;  // nothing to compute
     if (g.k == 0) bad_gemm("CUBLAS_STATUS_INVALID_VALUE", "k must be at least 1 (" + dims + ")", file, line);
+    const bool int8 = g.a_type == DType::I8 || g.b_type == DType::I8 || g.c_type == DType::I8 || g.c_type == DType::I32;
+    if (int8) {
+        // cuBLASLt's int8 GEMM in the regular (column-major) order: IMMA kernels take only this
+        // form (the cuBLAS guide's cublasLtMatmul requirements for int8 without the IMMA layouts).
+        if (g.a_type != DType::I8 || g.b_type != DType::I8 || g.c_type != DType::I32)
+            bad_gemm("CUBLAS_STATUS_NOT_SUPPORTED",
+                     std::string("int8 GEMMs take int8 A and B into an int32 C, not ") + dtype_name(g.a_type) + " x " +
+                         dtype_name(g.b_type) + " -> " + dtype_name(g.c_type),
+                     file, line);
+        if (g.trans_a != Transpose::Yes || g.trans_b != Transpose::No)
+            bad_gemm("CUBLAS_STATUS_NOT_SUPPORTED", "int8 GEMMs are TN only: A transposed, B not (" + dims + ")", file, line);
+        if (g.m % 4 != 0 || g.k % 4 != 0 || g.lda % 4 != 0 || g.ldb % 4 != 0 || g.ldc % 4 != 0)
+            bad_gemm("CUBLAS_STATUS_NOT_SUPPORTED",
+                     "int8 GEMMs need m, k and the leading dimensions in multiples of 4 (" + dims + ", lda " +
+                         std::to_string(g.lda) + ", ldb " + std::to_string(g.ldb) + ", ldc " + std::to_string(g.ldc) + ")",
+                     file, line);
+        if (g.alpha != 1.0f || g.beta != 0.0f)
+            bad_gemm("CUBLAS_STATUS_NOT_SUPPORTED", "int8 GEMMs here are C = op(A) op(B): alpha 1 and beta 0 (" + dims + ")",
+                     file, line);
+        const auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4 != 0; };
+        if (misaligned(g.a) || misaligned(g.b) || misaligned(g.c))
+            bad_gemm("CUBLAS_STATUS_NOT_SUPPORTED", "int8 GEMM operands must be 4-byte aligned (" + dims + ")", file, line);
+    }
     if (g.a_type != g.b_type)
         bad_gemm("CUBLAS_STATUS_NOT_SUPPORTED",
                  std::string("A is ") + dtype_name(g.a_type) + " but B is " + dtype_name(g.b_type) +
                      " (cuBLASLt with fp32 accumulation needs A and B of one type)",
                  file, line);
-    if (g.c_type != g.a_type && g.c_type != DType::F32)
+    if (!int8 && g.c_type != g.a_type && g.c_type != DType::F32)
         bad_gemm("CUBLAS_STATUS_NOT_SUPPORTED",
                  std::string("C is ") + dtype_name(g.c_type) + " for " + dtype_name(g.a_type) +
                      " inputs (C must be the inputs' type or float32)",

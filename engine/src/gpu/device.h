@@ -63,6 +63,9 @@ enum class Transpose : std::uint8_t { No, Yes };
 // inputs). A is stored m x k (No) or k x m (Yes) with column stride lda >= its stored rows; B
 // likewise k x n or n x k with ldb; C m x n with ldc >= m. When beta is 0, C is not read (junk or
 // NaN there does not propagate). Types: A and B alike (bf16, fp16 or fp32); C the same or fp32.
+// Or int8 A and B into an int32 C (exact integer sums, CUBLAS_COMPUTE_32I) in the one form
+// cuBLASLt's int8 kernels take in the regular layout: TN (A transposed, B not), m, k and every
+// leading dimension multiples of 4, 4-byte aligned operands, alpha 1 and beta 0.
 // m or n of 0 does nothing; k must be at least 1. Row-major callers go through gemm_row_major.h.
 struct Gemm {
     Transpose trans_a = Transpose::No, trans_b = Transpose::No;

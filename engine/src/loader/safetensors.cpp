@@ -42,7 +42,9 @@ const char* st_dtype_name(DType t) {
         case DType::BF16:
             return "BF16";
         case DType::Q8_0:
-            break;  // not a safetensors type
+        case DType::I8:
+        case DType::I32:
+            break;  // not a safetensors type (here)
     }
     return "?";
 }

@@ -100,6 +100,13 @@ inline float __int2float_rn(int x) {
     return static_cast<float>(x);
 }
 
+// Four signed byte products of a and b's words, added to c (sm_61's dp4a; int8 GEMV).
+inline int __dp4a(int a, int b, int c) {
+    for (int i = 0; i < 4; ++i)
+        c += static_cast<int>(static_cast<signed char>(a >> (8 * i))) * static_cast<int>(static_cast<signed char>(b >> (8 * i)));
+    return c;
+}
+
 inline int __popc(unsigned int x) {
     return std::popcount(x);
 }

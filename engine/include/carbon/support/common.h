@@ -29,8 +29,9 @@ inline std::string in_quotes(std::string_view s) {
 
 // Q8_0: a GGUF file's blocks of 32 int8 values after one fp16 scale (34 bytes), only ever a
 // weight matrix read from a GGUF file, which the CPU backend takes as its q8_0 weights; it has no
-// per-value size.
-enum class DType : uint8_t { F32, F16, BF16, Q8_0 };
+// per-value size. I8 and I32: the operands and the product of the CUDA backend's int8 GEMMs
+// (int8 weights and activations, exact int32 sums); never a checkpoint's tensor.
+enum class DType : uint8_t { F32, F16, BF16, Q8_0, I8, I32 };
 
 inline const char* dtype_name(DType t) {
     switch (t) {
@@ -38,13 +39,15 @@ inline const char* dtype_name(DType t) {
         case DType::F16: return "float16";
         case DType::BF16: return "bfloat16";
         case DType::Q8_0: return "Q8_0";
+        case DType::I8: return "int8";
+        case DType::I32: return "int32";
     }
     return "?";
 }
 // Bytes per value of a float type (an Error for Q8_0, which has none).
 inline size_t dtype_size(DType t) {
     if (t == DType::Q8_0) throw Error("a Q8_0 tensor has no per-value size (blocks of 32 values in 34 bytes)");
-    return t == DType::F32 ? 4 : 2;
+    return t == DType::F32 || t == DType::I32 ? 4 : t == DType::I8 ? 1 : 2;
 }
 
 inline float bf16_to_f32(uint16_t h) {
@@ -124,6 +127,12 @@ inline float load_as_f32(const void* data, DType t, size_t i) {
             uint16_t d;
             std::memcpy(&d, b, 2);
             return f16_to_f32(d) * float(int8_t(b[2 + i % 32]));
+        }
+        case DType::I8: return float(static_cast<const int8_t*>(data)[i]);
+        case DType::I32: {
+            int32_t v;
+            std::memcpy(&v, static_cast<const uint8_t*>(data) + 4 * i, 4);
+            return float(v);
         }
     }
     return 0.f;
