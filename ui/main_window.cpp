@@ -226,6 +226,7 @@ void MainWindow::createMenus() {
     file->addSeparator();
     vep_->addFileActions(file);
     file->addAction(models_->openFolderAction());
+    file->addAction(models_->openFileAction());
     file->addAction(project_->openSequenceFileAction());
     file->addSeparator();
     addShortcutAction(file, tr("&Quit"), QKeySequence::keyBindings(QKeySequence::Quit), this, &QWidget::close);

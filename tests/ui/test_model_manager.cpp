@@ -15,12 +15,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
+#include <QMenu>
+#include <QMenuBar>
 #include <QTreeWidget>
 #include <filesystem>
 #include <fstream>
 
 #include "carbon/loader/config.h"
 #include "carbon/storage/project.h"
+#include "carbon/test_support/test_gguf.h"
 #include "carbon/test_support/test_model.h"
 #include "controllers/designs_controller.h"
 #include "controllers/generation_controller.h"
@@ -30,6 +33,7 @@
 #include "main_window.h"
 #include "views/design_table_model.h"
 #include "views/generation_panel.h"
+#include "views/message_bar.h"
 #include "views/model_panel.h"
 #include "views/sequence_editor.h"
 #include "workers/engine_worker.h"
@@ -291,6 +295,62 @@ private slots:
         emit panel->weightsCombo()->activated(panel->weightsCombo()->currentIndex());
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 3 && w.models()->isReady(), 60000);
         QVERIFY(!w.models()->backend().contains(QStringLiteral("int8")));
+    }
+
+    // A GGUF file is added and loaded as the file (File > Open Model File, or the panel's Add GGUF
+    // file): a folder holding two of them does not load (the reader will not guess between bf16 and
+    // Q8_0), the file itself does; a file that is not a model says so, naming the file, with the
+    // way on being another file.
+    void ggufFilesAreChosenByFileAndLoad() {
+        QTemporaryDir dir;
+        const std::string bytes = carbon::test::one_layer_carbon_gguf();
+        const QString gguf = dir.filePath(QStringLiteral("carbon-tiny-bf16.gguf"));
+        std::ofstream(gguf.toStdString(), std::ios::binary) << bytes;
+        std::ofstream(dir.filePath(QStringLiteral("carbon-tiny-q8_0.gguf")).toStdString(), std::ios::binary) << bytes;
+        MainWindow w;
+        w.show();  // the message bar shows only in a shown window
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // The action sits in the File menu beside Open Model Folder, with its shortcut.
+        QAction* open = w.models()->openFileAction();
+        QCOMPARE(open->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+M")));
+        bool inFileMenu = false;
+        for (QAction* a : w.menuBar()->actions())
+            if (a->menu() && a->menu()->actions().contains(open)) inFileMenu = true;
+        QVERIFY(inFileMenu);
+
+        ModelPanel* panel = w.models()->panel();
+        QTreeWidget* list = panel->folderList();
+        auto row = [&](const QString& path) -> QTreeWidgetItem* {
+            for (int i = 0; i < list->topLevelItemCount(); ++i)
+                if (list->topLevelItem(i)->toolTip(0) == path) return list->topLevelItem(i);
+            return nullptr;
+        };
+        QSignalSpy scanned(panel, &ModelPanel::scanned);
+        panel->addFolder(dir.path());
+        QTRY_VERIFY_WITH_TIMEOUT(row(dir.path()) != nullptr && !panel->isScanning(), 20000);
+        QCOMPARE(row(dir.path())->text(4), QStringLiteral("does not load"));
+        QVERIFY2(row(dir.path())->toolTip(4).contains(QStringLiteral("choose one")), qPrintable(row(dir.path())->toolTip(4)));
+
+        scanned.clear();
+        panel->addFolder(gguf);
+        QTRY_VERIFY_WITH_TIMEOUT(row(gguf) != nullptr && !panel->isScanning(), 20000);
+        QCOMPARE(row(gguf)->text(4), QStringLiteral("ready"));
+        QSignalSpy loaded(w.models(), &ModelController::loaded);
+        w.models()->load(gguf);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 && w.models()->isReady(), 60000);
+        QCOMPARE(w.models()->dir(), gguf);
+        QVERIFY2(anyLabelContains(panel, gguf), "the loaded file is named in the model manager");
+
+        // Not a model: the message names the file and offers another file.
+        const QString junk = dir.filePath(QStringLiteral("notes.gguf"));
+        std::ofstream(junk.toStdString()) << "not a GGUF file";
+        QSignalSpy failed(w.models(), &ModelController::failed);
+        w.models()->load(junk);
+        QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1, 60000);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.messageBar()->text().contains(junk + QStringLiteral(" is not a model file that loads")),
+                                  qPrintable(w.messageBar()->text()), 20000);
+        QVERIFY2(w.messageBar()->text().contains(QStringLiteral("stays loaded")), qPrintable(w.messageBar()->text()));
+        QCOMPARE(w.models()->dir(), gguf);  // the GGUF model loaded before is kept
     }
 
     void workerReportsDraftFiguresAndDropsADraftThatNoLongerFits() {

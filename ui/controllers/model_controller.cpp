@@ -24,6 +24,10 @@ ModelController::ModelController(WorkerThread<EngineWorker>* engine, WindowServi
     openFolder_ = new QAction(tr("Open &Model Folder…"), this);
     openFolder_->setShortcut(QKeySequence(tr("Ctrl+M")));
     connect(openFolder_, &QAction::triggered, panel_, &ModelPanel::chooseFolder);
+    openFile_ = new QAction(tr("Open Model &File (GGUF)…"), this);
+    openFile_->setShortcut(QKeySequence(tr("Ctrl+Shift+M")));
+    openFile_->setStatusTip(tr("Load a Carbon GGUF file (llama.cpp's bf16 or Q8_0)"));
+    connect(openFile_, &QAction::triggered, panel_, &ModelPanel::chooseFile);
 
     EngineWorker* worker = engine_->worker();
     connect(worker, &EngineWorker::modelLoaded, this, [this](const ModelSummary& s) {
@@ -45,8 +49,10 @@ ModelController::ModelController(WorkerThread<EngineWorker>* engine, WindowServi
         const QString what = kept ? tr("The model %1 stays loaded.").arg(dir_) : tr("No model is loaded.");
         panel_->showError(dir, error + QLatin1Char('\n') + what);
         // Said where the user looks (the model manager may be a hidden tab), with the way on.
-        services_->error(tr("%1 is not a model folder that loads: %2\n%3").arg(dir, error, what), tr("Open Model Folder…"),
-                         [this] { panel_->chooseFolder(); });
+        const bool file = QFileInfo(dir).isFile();
+        services_->error(tr("%1 is not a model %2 that loads: %3\n%4").arg(dir, file ? tr("file") : tr("folder"), error, what),
+                         file ? tr("Open Model File…") : tr("Open Model Folder…"),
+                         [this, file] { file ? panel_->chooseFile() : panel_->chooseFolder(); });
         if (kept) {
             ready_ = true;
         } else {

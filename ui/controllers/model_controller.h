@@ -28,6 +28,7 @@ public:
     ModelPanel* panel() const { return panel_; }
     QList<Dock> docks() const { return {dock_}; }
     QAction* openFolderAction() const { return openFolder_; }  // File > Open Model Folder (Ctrl+M)
+    QAction* openFileAction() const { return openFile_; }      // File > Open Model File (GGUF) (Ctrl+Shift+M)
 
     bool isReady() const { return ready_; }
     bool isLoading() const { return loading_; }  // a load asked for and not yet answered
@@ -58,6 +59,7 @@ private:
     ModelPanel* panel_;
     Dock dock_;
     QAction* openFolder_;
+    QAction* openFile_;
     void pairDraft(const QString& dir);
 
     bool ready_ = false, loading_ = false;

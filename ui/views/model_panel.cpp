@@ -159,12 +159,15 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
         return b;
     };
     add_ = button(tr("&Add folder…"), tr("Add a model folder"));
+    addFile_ = button(tr("Add &GGUF file…"), tr("Add a GGUF model file"));
+    addFile_->setToolTip(tr("A Carbon GGUF file (llama.cpp's, bf16 or Q8_0): choose the file when a folder holds several"));
     rescan_ = button(tr("Rescan"), tr("Rescan the model folders and the Hugging Face cache"));
     load_ = button(tr("Load as &target"), tr("Load the selected folder as the target model"));
     draft_ = button(tr("Use as &draft"), tr("Pair the selected folder as the draft model"));
     clearDraft_ = button(tr("No draft"), tr("Generate without a draft model"));
     auto* row1 = new QHBoxLayout;
     row1->addWidget(add_);
+    row1->addWidget(addFile_);
     row1->addWidget(rescan_);
     layout->addLayout(row1);
     auto* row2 = new QHBoxLayout;
@@ -191,18 +194,19 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     row3->addWidget(runOnLabel);
     row3->addWidget(backend_, 1);
     layout->addLayout(row3);
-    // The weights, per folder: as stored, or 8-bit (half the bytes a token reads; the CPU runs it).
+    // The weights, per folder: as stored, or 8-bit (half the bytes a token reads; int8 runs on the CPU
+    // and the GPU, Q8_0 on the CPU).
     auto* row4 = new QHBoxLayout;
     auto* weightsLabel = new QLabel(tr("Weights:"), this);
     weights_ = new QComboBox(this);
     weights_->addItem(tr("As stored (bf16)"), QStringLiteral("native"));
-    weights_->addItem(tr("8-bit, fastest (int8, on the CPU)"), QStringLiteral("int8"));
+    weights_->addItem(tr("8-bit, fastest (int8)"), QStringLiteral("int8"));
     weights_->addItem(tr("8-bit, finest (Q8_0, on the CPU)"), QStringLiteral("q8_0"));
     weights_->setAccessibleName(tr("Weights the selected model is loaded with"));
     weights_->setToolTip(tr("8-bit weights are quantised when the model loads: about half the memory and the bytes read per token "
                             "of bf16, the scores close to but not equal to the stored weights'. Fastest: one scale per row, reading "
-                            "faster than bf16. Finest: a scale per 32 values (GGUF Q8_0), closer to the stored weights' scores, reading "
-                            "slower. Remembered for each model folder; the loaded model's description says which it runs."));
+                            "faster than bf16, on the CPU or the GPU. Finest: a scale per 32 values (GGUF Q8_0), closer to the stored "
+                            "weights' scores, reading slower, on the CPU only. Remembered for each model folder; the loaded model's description says which it runs."));
     weightsLabel->setBuddy(weights_);
     row4->addWidget(weightsLabel);
     row4->addWidget(weights_, 1);
@@ -237,6 +241,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     layout->addStretch(1);
 
     connect(add_, &QPushButton::clicked, this, &ModelPanel::chooseFolder);
+    connect(addFile_, &QPushButton::clicked, this, &ModelPanel::chooseFile);
     connect(rescan_, &QPushButton::clicked, this, &ModelPanel::rescan);
     connect(load_, &QPushButton::clicked, this, [this] {
         if (const QString d = selectedDir(); !d.isEmpty()) emit loadRequested(d);
@@ -270,6 +275,17 @@ void ModelPanel::chooseFolder() {
     if (dir.isEmpty()) return;
     addFolder(dir);
     emit loadRequested(dir);
+}
+
+void ModelPanel::chooseFile() {
+    const QStringList recent = recentFolders();
+    const QString file = QFileDialog::getOpenFileName(
+        this, tr("Choose a Carbon GGUF model file (bf16 or Q8_0)"),
+        recent.isEmpty() ? QDir::homePath() : QFileInfo(recent.first()).absolutePath(),
+        tr("GGUF model files (*.gguf);;All files (*)"));
+    if (file.isEmpty()) return;
+    addFolder(file);
+    emit loadRequested(file);
 }
 
 void ModelPanel::addFolder(const QString& dir) {

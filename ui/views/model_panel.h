@@ -41,6 +41,9 @@ public:
 
 public slots:
     void chooseFolder();  // QFileDialog, then the folder is added and loaded
+    // QFileDialog for a GGUF file (llama.cpp's Carbon files: a repository may hold bf16 and Q8_0
+    // side by side, so a folder alone would be ambiguous), then the file is added and loaded.
+    void chooseFile();
     void addFolder(const QString& dir);  // remembered and listed (inspected in the background)
     void rescan();                       // the added folders and the Hugging Face cache again
     void setLoading(const QString& dir);
@@ -70,6 +73,7 @@ private:
     QLabel* empty_;
     QLabel* selected_;
     QPushButton* add_;
+    QPushButton* addFile_;
     QPushButton* rescan_;
     QPushButton* load_;
     QPushButton* draft_;
