@@ -1,12 +1,16 @@
 // safetensors reader/writer: round trips (single file and shards) and every kind of lying header,
 // each of which must be an Error naming the file and the tensor; plus bf16/f16 bit-exact conversions.
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "carbon/loader/safetensors.h"
@@ -237,6 +241,52 @@ TEST(mapped_file_moves) {
     c = std::move(b);
     CHECK_EQ(c.size(), size_t(5));
     CHECK_EQ(c.path(), d.path / "f");
+}
+
+// TensorArchive::own: with a cache folder on a disk the buffer goes into an unnamed file there,
+// mapped, so release_pages can free it and a page read again comes back from the file; with no
+// cache folder it stays on the heap. Either way the bytes are the ones given.
+TEST(owned_buffers_spill_to_a_mapped_file_and_survive_release) {
+    TempDir d;
+    const char* old = std::getenv("XDG_CACHE_HOME");
+    const std::string saved = old ? old : "";
+    std::vector<uint8_t> bytes(3 * 4096 + 17);
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = uint8_t(i * 131 + 7);
+    setenv("XDG_CACHE_HOME", d.path.c_str(), 1);
+    {
+        TensorArchive a;
+        const uint8_t* p = a.own(bytes);
+        const uint8_t* q = a.own(std::vector<uint8_t>(100, 5));  // a second region of the same file
+        CHECK_EQ(std::memcmp(p, bytes.data(), bytes.size()), 0);
+        CHECK(q[0] == 5 && q[99] == 5);
+        // On a disk the two buffers are in the file; on tmpfs (where its pages would be memory all
+        // the same) they stay on the heap.
+        struct statfs st {};
+        const bool tmpfs = ::statfs(d.path.c_str(), &st) == 0 && (st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC);
+        CHECK_EQ(a.owned_on_heap(), tmpfs ? bytes.size() + 100 : size_t(0));
+        carbon::TensorView v;
+        v.data = p;
+        v.nbytes = bytes.size();
+        a.release_pages(v);
+        CHECK_EQ(std::memcmp(p, bytes.data(), bytes.size()), 0);  // read back from the file
+        // Unnamed: nothing is left in the cache folder.
+        size_t files = 0;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(d.path)) files += e.is_regular_file();
+        CHECK_EQ(files, size_t(0));
+    }
+    setenv("XDG_CACHE_HOME", "", 1);
+    const char* home = std::getenv("HOME");
+    const std::string saved_home = home ? home : "";
+    unsetenv("HOME");
+    {
+        TensorArchive a;
+        const uint8_t* p = a.own(bytes);
+        CHECK_EQ(std::memcmp(p, bytes.data(), bytes.size()), 0);
+        CHECK_EQ(a.owned_on_heap(), bytes.size());
+    }
+    if (!saved_home.empty()) setenv("HOME", saved_home.c_str(), 1);
+    if (old) setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+    else unsetenv("XDG_CACHE_HOME");
 }
 
 TEST(header_length_beyond_the_file) {

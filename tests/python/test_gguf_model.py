@@ -18,7 +18,8 @@ Checked:
     generation runs; `--weights int8` is refused (it would round twice); `--backend cuda` is refused;
   - hostile files are refused with the file and the reason, nothing else written: another
     architecture, a missing llama.* key, a quantisation the engine does not read (Q4_0), a Q8_0 block
-    holding -128, another tokenizer model, a token list without the 6-mers, RoPE frequency factors,
+    holding -128 (in q, checked at load, and in an up projection, checked as the backend takes the
+    blocks), another tokenizer model, a token list without the 6-mers, RoPE frequency factors,
     head counts that do not match the tensors, a folder holding two GGUF files, a checkpoint's
     safetensors file given for its folder, and a file that is not GGUF.
 """
@@ -267,6 +268,12 @@ def main():
         a[3, 34 + 2 + 5] = 0x80  # row 3, block 1, value 5
         t["blk.1.attn_q.weight"] = (a, Q.Q8_0)
     case("minus128", minus_128, "blk.1.attn_q.weight", "-128", "row 3", "block 1")
+
+    def minus_128_up(kv, t):  # checked by the CPU backend as it takes the blocks (the file is read once)
+        a = gguf.quants.quantize(np.ones((160, 64), np.float32), Q.Q8_0).copy()
+        a[3, 34 + 2 + 5] = 0x80
+        t["blk.0.ffn_up.weight"] = (a, Q.Q8_0)
+    case("minus128-up", minus_128_up, "blk.0.ffn_up.weight", "-128", "row 3", "block 1")
     case("tokenizer", lambda kv, t: kv.update({"tokenizer.ggml.model": ("string", "gpt2")}), "tokenizer.ggml.model", "hybriddna")
 
     def no_kmers(kv, t):  # the 6-mers' ids left unused

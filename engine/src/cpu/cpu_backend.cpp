@@ -238,8 +238,10 @@ private:
     // GGUF file's Q8_0 blocks as they are, any other dtype quantised.
     cpu::Q8Matrix q8_matrix(const TensorView* t, const int32_t* row_of, size_t n) {
         const cpu::WeightMatrix m = matrix(t);
-        if (t->dtype == DType::Q8_0)
-            return cpu::import_q8_0(pool_, static_cast<const uint8_t*>(m.data), n, m.cols, row_of, t->name.c_str());
+        if (t->dtype == DType::Q8_0) {  // named as the file names it (import_q8_0 checks every block)
+            const std::string where = (t->stored_name.empty() ? t->name : t->stored_name) + " of " + t->file.string();
+            return cpu::import_q8_0(pool_, static_cast<const uint8_t*>(m.data), n, m.cols, row_of, where.c_str());
+        }
         if (!row_of) return cpu::quantize_q8(pool_, m, q8_scheme_, t->name.c_str());
         const size_t elem = dtype_size(m.dtype);
         std::vector<uint8_t> rows(n * m.cols * elem);

@@ -244,12 +244,7 @@ GgufModel open_gguf_model(const fs::path& path) {
         v.data = t.data;
         v.nbytes = size_t(t.nbytes);
         v.file = path;
-        if (v.dtype == DType::Q8_0) {
-            check_q8_0(t, where);
-            // The check read every page of the tensor; let them go (the backend reads each once
-            // more as it takes the blocks), so the peak is not the whole file beside its copy.
-            m.archive.release_pages(v);
-        }
+        v.stored_name = t.name;
         // q and k rows back in Hugging Face order (weights and biases alike), when the shape is the
         // one the config gives; another shape is left for the resolver to name.
         const bool q = name.ends_with("q_proj.weight") || name.ends_with("q_proj.bias");
@@ -257,12 +252,22 @@ GgufModel open_gguf_model(const fs::path& path) {
         if ((q || k) && hd % 2)
             throw Error(where + ": tensor '" + t.name + "': head_dim " + std::to_string(hd) +
                         " is odd, so llama.cpp's q/k row permutation (two halves per head) cannot have made it");
-        if (q || k) {
-            const size_t n_heads = q ? heads : kv_heads, rows = size_t(v.shape[0]);
-            if (rows == n_heads * hd) {
-                const size_t row_bytes = v.nbytes / rows;
-                v.data = m.archive.own(unpermute_gguf_rows(t.data, rows, row_bytes, n_heads));
-            }
+        const size_t n_heads = q ? heads : kv_heads;
+        const bool unpermute = (q || k) && size_t(v.shape[0]) == n_heads * hd;
+        // Q8_0 blocks are checked (a finite scale, no -128) where the file's bytes are read anyway,
+        // so a file is read once: the embedding's here (its rows are dequantised as they are looked
+        // up), q's and k's as they are un-permuted, every other matrix's by the CPU backend as it
+        // takes the blocks (cpu::import_q8_0, naming the file's tensor and row).
+        if (v.dtype == DType::Q8_0 && (unpermute || name == "model.embed_tokens.weight")) check_q8_0(t, where);
+        if (unpermute) {
+            const size_t rows = size_t(v.shape[0]), row_bytes = v.nbytes / rows;
+            v.data = m.archive.own(unpermute_gguf_rows(t.data, rows, row_bytes, n_heads));
+            // The file's copy was read once and is not read again: let its pages go.
+            TensorView stored = v;
+            stored.data = t.data;
+            m.archive.release_pages(stored);
+        } else if (v.dtype == DType::Q8_0 && name == "model.embed_tokens.weight") {
+            m.archive.release_pages(v);  // the check read every page; lookups read rows back as needed
         }
         // A name the file gives twice under two llama.cpp names cannot happen (the map is one to
         // one), and GgufFile refuses a tensor name given twice.

@@ -27,6 +27,9 @@ public:
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
     ~MappedFile();
+    // `size` bytes of the open file `fd` from `offset` (a multiple of the page size), read-only
+    // and private like open's; the caller keeps `fd` (the mapping does not need it open).
+    static MappedFile map_region(int fd, uint64_t offset, size_t size, std::filesystem::path label);
     const uint8_t* data() const { return data_; }
     size_t size() const { return size_; }
     const std::filesystem::path& path() const { return path_; }
@@ -44,6 +47,7 @@ struct TensorView {
     const void* data = nullptr;  // inside a mapping or a buffer of the archive; valid while it lives
     size_t nbytes = 0;
     std::filesystem::path file;  // which file holds it
+    std::string stored_name;     // its name in that file when it differs (a GGUF file's "blk.0.attn_q.weight")
     int64_t numel() const;
 };
 
@@ -57,7 +61,7 @@ public:
     // Drops this process's copy of the whole pages inside the tensor's bytes (madvise
     // MADV_DONTNEED on the read-only private mapping): for a backend that keeps its own copy of
     // the tensor, so the weights are not held twice. The bytes stay readable: a page touched again
-    // is read back from the file. A tensor in an owned buffer is left as it is.
+    // is read back from the file. A tensor in an owned buffer on the heap is left as it is.
     void release_pages(const TensorView& t) const;
     // The files the tensors were read from.
     const std::vector<std::filesystem::path>& files() const { return files_; }
@@ -65,13 +69,21 @@ public:
 
     // Building (the format readers): what was opened, for messages; a mapping the views point
     // into; a buffer they point into (returned: its bytes); a view (Error when its name is taken).
+    // An owned buffer goes into an unnamed file in the user's cache folder when one can be made on
+    // a disk (not tmpfs), mapped like the model's files, so that release_pages frees it as it frees
+    // theirs (a GGUF file's un-permuted q/k rows are not held beside the backend's copy); else it
+    // stays on the heap.
     void set_source(std::filesystem::path p) { source_ = std::move(p); }
     void add_mapping(std::shared_ptr<const MappedFile> map);
     const uint8_t* own(std::vector<uint8_t> bytes);
+    size_t owned_on_heap() const;  // bytes of owned buffers that stayed on the heap
     void add(TensorView view);
 
 private:
+    struct SpillFile;  // the unnamed file of owned buffers (tensor_archive.cpp)
     std::vector<std::shared_ptr<const MappedFile>> maps_;
+    std::vector<std::shared_ptr<const MappedFile>> spilled_;  // owned buffers in the spill file
+    std::shared_ptr<SpillFile> spill_;
     std::vector<std::unique_ptr<std::vector<uint8_t>>> owned_;
     std::vector<std::filesystem::path> files_;
     std::map<std::string, TensorView> tensors_;
