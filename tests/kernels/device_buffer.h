@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -94,3 +95,14 @@ private:
 #endif
 
 }  // namespace carbon::test
+
+// The main() of a kernel test: on a machine without a usable GPU (the nvcc build) the program says
+// SKIP and why (CTest's skip pattern) instead of failing; otherwise every TEST runs.
+#define CARBON_KERNEL_TEST_MAIN()                                          \
+    int main() {                                                           \
+        if (const std::string why = carbon::test::gpu_missing(); !why.empty()) { \
+            std::printf("SKIP %s\n", why.c_str());                          \
+            return 0;                                                      \
+        }                                                                  \
+        return check::run_all();                                           \
+    }

@@ -7,8 +7,15 @@
 #include <vector>
 
 #include "cpu/cpu_q8.h"
+#include "row_test_data.h"  // same_bits, random_floats
 
 namespace carbon::test {
+
+// One worker: the CPU references run beside the host layer's own threads.
+inline ThreadPool& int8_test_pool() {
+    static ThreadPool pool(1);
+    return pool;
+}
 
 struct Int8Rows {
     std::vector<int8_t> q;      // rows x k

@@ -110,10 +110,4 @@ TEST(the_test_catches_truncation) {
     CHECK((run<__nv_bfloat16, true>(3, 1000, 0, 0, 7)) > 1000);
 }
 
-int main() {
-    if (const std::string why = carbon::test::gpu_missing(); !why.empty()) {
-        std::printf("SKIP %s\n", why.c_str());
-        return 0;
-    }
-    return check::run_all();
-}
+CARBON_KERNEL_TEST_MAIN()

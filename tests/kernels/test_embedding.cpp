@@ -148,10 +148,4 @@ TEST(the_test_catches_an_off_by_one_at_the_row_edge) {
     CHECK_EQ(wrong_rows(dout.download(), table, kVocab, hidden, ids), tokens);
 }
 
-int main() {
-    if (const std::string why = carbon::test::gpu_missing(); !why.empty()) {
-        std::printf("SKIP %s\n", why.c_str());
-        return 0;
-    }
-    return check::run_all();
-}
+CARBON_KERNEL_TEST_MAIN()

@@ -217,10 +217,4 @@ TEST(a_single_left_base_is_always_decided) {
         }
 }
 
-int main() {
-    if (const std::string why = carbon::test::gpu_missing(); !why.empty()) {
-        std::printf("SKIP %s\n", why.c_str());
-        return 0;
-    }
-    return check::run_all();
-}
+CARBON_KERNEL_TEST_MAIN()

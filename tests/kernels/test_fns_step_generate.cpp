@@ -162,10 +162,4 @@ TEST(sampled_designs_are_the_kernel_choices) {
     replay("NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN", 4, 1.5f, 0.5f, 42);
 }
 
-int main() {
-    if (const std::string why = carbon::test::gpu_missing(); !why.empty()) {
-        std::printf("SKIP %s\n", why.c_str());
-        return 0;
-    }
-    return check::run_all();
-}
+CARBON_KERNEL_TEST_MAIN()

@@ -20,15 +20,6 @@ using carbon::test::DeviceBuffer;
 
 namespace {
 
-carbon::ThreadPool& pool() {
-    static carbon::ThreadPool p(1);
-    return p;
-}
-
-bool same_bits(float a, float b) {
-    return std::memcmp(&a, &b, 4) == 0;
-}
-
 struct Case {
     int batch, k, n;
     bool select = false;  // a row list over a larger W, one entry out of range
@@ -54,12 +45,12 @@ Result run(const Case& c, unsigned seed) {
     // The CPU: its quantisers and its portable int8 kernel.
     carbon::cpu::Q8Rows xq;
     carbon::cpu::Q8Matrix wq;
-    const carbon::test::Int8Rows xi = carbon::test::cpu_quantized_activations(pool(), x, c.batch, c.k, c.k, &xq);
-    carbon::test::cpu_quantized_weights(pool(), c.select ? picked : w, c.n, c.k, &wq);
-    const carbon::test::Int8Rows wi = carbon::test::cpu_quantized_weights(pool(), w, w_rows, c.k);
+    const carbon::test::Int8Rows xi = carbon::test::cpu_quantized_activations(carbon::test::int8_test_pool(), x, c.batch, c.k, c.k, &xq);
+    carbon::test::cpu_quantized_weights(carbon::test::int8_test_pool(), c.select ? picked : w, c.n, c.k, &wq);
+    const carbon::test::Int8Rows wi = carbon::test::cpu_quantized_weights(carbon::test::int8_test_pool(), w, w_rows, c.k);
     Result r;
     r.want.resize(std::size_t(c.batch) * std::size_t(c.n));
-    carbon::cpu::matmul_q8(pool(), carbon::cpu::Q8Kernel::Portable, xq, wq, r.want.data(), std::size_t(c.n));
+    carbon::cpu::matmul_q8(carbon::test::int8_test_pool(), carbon::cpu::Q8Kernel::Portable, xq, wq, r.want.data(), std::size_t(c.n));
     if (c.select)
         for (int b = 0; b < c.batch; ++b) r.want[std::size_t(b) * std::size_t(c.n) + std::size_t(c.n / 2)] = std::nanf("");
 
@@ -92,7 +83,7 @@ Result run(const Case& c, unsigned seed) {
 
 long long mismatches(const Result& r) {
     long long wrong = 0;
-    for (std::size_t i = 0; i < r.got.size(); ++i) wrong += !same_bits(r.got[i], r.want[i]) && !(std::isnan(r.got[i]) && std::isnan(r.want[i]));
+    for (std::size_t i = 0; i < r.got.size(); ++i) wrong += !carbon::test::same_bits(r.got[i], r.want[i]) && !(std::isnan(r.got[i]) && std::isnan(r.want[i]));
     return wrong;
 }
 
@@ -118,8 +109,8 @@ TEST(results_are_batch_invariant_bit_for_bit) {
     // Row 0 of a batch of 17 against the same activation row alone: the same bits.
     const std::vector<float> x = carbon::test::random_floats(17 * 1024, 700, -2.0f, 2.0f);
     const std::vector<float> w = carbon::test::random_floats(40 * 1024, 701, -0.5f, 0.5f);
-    const carbon::test::Int8Rows xi = carbon::test::cpu_quantized_activations(pool(), x, 17, 1024, 1024);
-    const carbon::test::Int8Rows wi = carbon::test::cpu_quantized_weights(pool(), w, 40, 1024);
+    const carbon::test::Int8Rows xi = carbon::test::cpu_quantized_activations(carbon::test::int8_test_pool(), x, 17, 1024, 1024);
+    const carbon::test::Int8Rows wi = carbon::test::cpu_quantized_weights(carbon::test::int8_test_pool(), w, 40, 1024);
     DeviceBuffer<int8_t> dx(xi.q), dw(wi.q);
     DeviceBuffer<float> dxs(xi.scales), dws(wi.scales), all(17 * 40), one(40);
     CHECK_EQ(carbon::kern::gemv_int8(dx.get(), dxs.get(), dw.get(), dws.get(), nullptr, all.get(), GemvInt8Sizes{17, 1024, 40, 40, 1024, 40}, false, nullptr),
@@ -137,8 +128,8 @@ TEST(results_are_batch_invariant_bit_for_bit) {
 TEST(accumulating_adds_to_what_y_holds_as_the_gemm_epilogue_does) {
     const std::vector<float> x = carbon::test::random_floats(3 * 64, 900, -2.0f, 2.0f);
     const std::vector<float> w = carbon::test::random_floats(6 * 64, 901, -0.5f, 0.5f);
-    const carbon::test::Int8Rows xi = carbon::test::cpu_quantized_activations(pool(), x, 3, 64, 64);
-    const carbon::test::Int8Rows wi = carbon::test::cpu_quantized_weights(pool(), w, 6, 64);
+    const carbon::test::Int8Rows xi = carbon::test::cpu_quantized_activations(carbon::test::int8_test_pool(), x, 3, 64, 64);
+    const carbon::test::Int8Rows wi = carbon::test::cpu_quantized_weights(carbon::test::int8_test_pool(), w, 6, 64);
     const std::vector<float> y0 = carbon::test::random_floats(3 * 6, 902, -1.0f, 1.0f);
     DeviceBuffer<int8_t> dx(xi.q), dw(wi.q);
     DeviceBuffer<float> dxs(xi.scales), dws(wi.scales), plain(3 * 6), acc(y0);
@@ -146,7 +137,7 @@ TEST(accumulating_adds_to_what_y_holds_as_the_gemm_epilogue_does) {
     CHECK_EQ(carbon::kern::gemv_int8(dx.get(), dxs.get(), dw.get(), dws.get(), nullptr, plain.get(), s, false, nullptr), cudaSuccess);
     CHECK_EQ(carbon::kern::gemv_int8(dx.get(), dxs.get(), dw.get(), dws.get(), nullptr, acc.get(), s, true, nullptr), cudaSuccess);
     const std::vector<float> p = plain.download(), a = acc.download();
-    for (std::size_t i = 0; i < p.size(); ++i) CHECK(same_bits(a[i], y0[i] + p[i]));
+    for (std::size_t i = 0; i < p.size(); ++i) CHECK(carbon::test::same_bits(a[i], y0[i] + p[i]));
 }
 
 TEST(unsupported_calls_are_refused_with_a_reason) {
@@ -170,10 +161,4 @@ TEST(the_test_catches_a_dropped_last_chunk) {
 }
 #endif
 
-int main() {
-    if (const std::string why = carbon::test::gpu_missing(); !why.empty()) {
-        std::printf("SKIP %s\n", why.c_str());
-        return 0;
-    }
-    return check::run_all();
-}
+CARBON_KERNEL_TEST_MAIN()

@@ -144,10 +144,4 @@ TEST(the_test_catches_a_skipped_head) {
     CHECK_EQ((run_case<float, true>(c, 7)), 2LL * 3 * 16);
 }
 
-int main() {
-    if (const std::string why = carbon::test::gpu_missing(); !why.empty()) {
-        std::printf("SKIP %s\n", why.c_str());
-        return 0;
-    }
-    return check::run_all();
-}
+CARBON_KERNEL_TEST_MAIN()

@@ -19,15 +19,6 @@ using carbon::test::DeviceBuffer;
 
 namespace {
 
-carbon::ThreadPool& pool() {
-    static carbon::ThreadPool p(1);
-    return p;
-}
-
-bool same_bits(float a, float b) {
-    return std::memcmp(&a, &b, 4) == 0;
-}
-
 std::vector<float> rows_of(int rows, int ldx, unsigned seed) {
     std::vector<float> x = carbon::test::random_floats(std::size_t(rows) * std::size_t(ldx), seed, -3.0f, 3.0f);
     if (rows > 1) x[std::size_t(ldx) + 0] = std::numeric_limits<float>::infinity();        // row 1: not finite
@@ -54,7 +45,7 @@ long long mismatches(int rows, int k, int pad, unsigned seed) {
             x[i] = __bfloat162float(xt[i]);
         }
     }
-    const carbon::test::Int8Rows want = carbon::test::cpu_quantized_activations(pool(), x, rows, ldx, k);
+    const carbon::test::Int8Rows want = carbon::test::cpu_quantized_activations(carbon::test::int8_test_pool(), x, rows, ldx, k);
     DeviceBuffer<Tx> dx(xt);
     DeviceBuffer<int8_t> dq(std::size_t(rows) * std::size_t(k + 3));
     DeviceBuffer<float> ds{std::size_t(rows)};
@@ -69,7 +60,7 @@ long long mismatches(int rows, int k, int pad, unsigned seed) {
     const std::vector<float> s = ds.download();
     long long wrong = 0;
     for (int r = 0; r < rows; ++r) {
-        wrong += !same_bits(s[std::size_t(r)], want.scales[std::size_t(r)]);
+        wrong += !carbon::test::same_bits(s[std::size_t(r)], want.scales[std::size_t(r)]);
         for (int c = 0; c < k; ++c)
             wrong += q[std::size_t(r) * std::size_t(k + 3) + std::size_t(c)] != want.q[std::size_t(r) * std::size_t(k) + std::size_t(c)];
     }
@@ -88,7 +79,7 @@ TEST(bf16_rows_match_the_cpu_quantiser_bit_for_bit) {
 
 TEST(special_rows_get_the_cpu_scales) {
     std::vector<float> x = rows_of(6, 64, 300);
-    const carbon::test::Int8Rows want = carbon::test::cpu_quantized_activations(pool(), x, 6, 64, 64);
+    const carbon::test::Int8Rows want = carbon::test::cpu_quantized_activations(carbon::test::int8_test_pool(), x, 6, 64, 64);
     CHECK(std::isnan(want.scales[1]) && std::isnan(want.scales[2]));
     CHECK(want.scales[3] == 0.0f && want.scales[4] == 0.0f);
     CHECK_EQ((mismatches<float>(6, 64, 0, 300)), 0);
@@ -113,10 +104,4 @@ TEST(the_test_catches_truncation) {
 }
 #endif
 
-int main() {
-    if (const std::string why = carbon::test::gpu_missing(); !why.empty()) {
-        std::printf("SKIP %s\n", why.c_str());
-        return 0;
-    }
-    return check::run_all();
-}
+CARBON_KERNEL_TEST_MAIN()

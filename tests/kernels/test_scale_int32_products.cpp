@@ -17,11 +17,6 @@ using carbon::test::DeviceBuffer;
 
 namespace {
 
-carbon::ThreadPool& pool() {
-    static carbon::ThreadPool p(1);
-    return p;
-}
-
 bool same(float a, float b) {
     return std::memcmp(&a, &b, 4) == 0 || (std::isnan(a) && std::isnan(b));
 }
@@ -33,10 +28,10 @@ long long mismatches(int m, int k, int n, bool accumulate, unsigned seed) {
     const std::vector<float> w = carbon::test::random_floats(std::size_t(n) * std::size_t(k), seed + 1, -0.5f, 0.5f);
     carbon::cpu::Q8Rows xq;
     carbon::cpu::Q8Matrix wq;
-    const carbon::test::Int8Rows xi = carbon::test::cpu_quantized_activations(pool(), x, m, k, k, &xq);
-    const carbon::test::Int8Rows wi = carbon::test::cpu_quantized_weights(pool(), w, n, k, &wq);
+    const carbon::test::Int8Rows xi = carbon::test::cpu_quantized_activations(carbon::test::int8_test_pool(), x, m, k, k, &xq);
+    const carbon::test::Int8Rows wi = carbon::test::cpu_quantized_weights(carbon::test::int8_test_pool(), w, n, k, &wq);
     std::vector<float> want(std::size_t(m) * std::size_t(n));
-    carbon::cpu::matmul_q8(pool(), carbon::cpu::Q8Kernel::Portable, xq, wq, want.data(), std::size_t(n));
+    carbon::cpu::matmul_q8(carbon::test::int8_test_pool(), carbon::cpu::Q8Kernel::Portable, xq, wq, want.data(), std::size_t(n));
     const long long ldc = n + 3, ldy = n + 5;
     std::vector<int32_t> c(std::size_t(m) * std::size_t(ldc), 0);
     for (int i = 0; i < m; ++i)
@@ -100,10 +95,4 @@ TEST(the_test_catches_swapped_scales) {
 }
 #endif
 
-int main() {
-    if (const std::string why = carbon::test::gpu_missing(); !why.empty()) {
-        std::printf("SKIP %s\n", why.c_str());
-        return 0;
-    }
-    return check::run_all();
-}
+CARBON_KERNEL_TEST_MAIN()
