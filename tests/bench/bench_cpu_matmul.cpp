@@ -7,7 +7,7 @@
 // avx2), each timed with the activations' quantisation as the backend calls them, the weights GB/s
 // counting the int8 matrix's bytes. A benchmark, not a test (docs/benchmarks.md):
 //   build/bin/bench_cpu_matmul [--threads N] [--repeat N] [--paths amx,avx512-bf16,...|none]
-//                              [--int8 amx-int8,avx512-vnni,avx2|none] [--shape 500m|3b]
+//                              [--int8 amx-int8,avx512-vnni,avx2|none] [--shape 500m|3b] [--rows 1,8,65,520]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -44,7 +44,7 @@ std::vector<std::string> split(const std::string& s) {
 
 int main(int argc, char** argv) {
     int threads = 2, repeat = 5;
-    std::string paths, shape = "500m", int8;
+    std::string paths, shape = "500m", int8, rows_list = "1,8,65,520";
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i], v = argv[i + 1];
         if (a == "--threads") threads = std::stoi(v);
@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
         else if (a == "--paths") paths = v;
         else if (a == "--shape") shape = v;
         else if (a == "--int8") int8 = v;
+        else if (a == "--rows") rows_list = v;
         else {
             std::fprintf(stderr, "bench_cpu_matmul: unknown option %s\n", a.c_str());
             return 2;
@@ -89,7 +90,8 @@ int main(int argc, char** argv) {
         const cpu::Q8Matrix q8s_[2] = {cpu::quantize_q8(pool, wm, cpu::Q8Scheme::Rows, "the bench matrix"),
                                         cpu::quantize_q8(pool, wm, cpu::Q8Scheme::Groups, "the bench matrix")};
         cpu::Q8Rows xq;
-        for (size_t m : {size_t(1), size_t(8), size_t(65), size_t(520)}) {
+        for (const std::string& rows : split(rows_list)) {
+            const size_t m = size_t(std::stoul(rows));
             std::vector<float> x(m * s.k), y(m * s.n);
             for (auto& v : x) v = nd(rng);
             for (cpu::Isa isa : isas)

@@ -187,6 +187,45 @@ TEST(the_amx_int8_kernel_on_the_tile_emulation_gives_the_reference_bits) {
     CHECK_EQ(size_t(detail::amx_emulation::misuse()), misuse0);
 }
 
+TEST(batches_past_a_row_chunk_give_the_reference_bits_on_any_thread_count) {
+    // The AMX-INT8 kernels take rows in chunks of kQ8RowChunk blocks (128 rows) and each thread one
+    // range of panel pairs: batches across one and several chunk boundaries (a last chunk of one
+    // block, of an odd number, a ragged last block) and 1-3 threads, on the emulation and on every
+    // kernel this CPU has, against the portable reference.
+    const std::vector<Q8Kernel> kernels = kernels_here();
+    size_t compared = 0;
+    for (int threads : {1, 2, 3}) {
+        ThreadPool pool(threads);
+        for (size_t k : {64, 100})
+            for (size_t n : {17, 100, 130})
+                for (Q8Scheme sc : kSchemes) {
+                    const std::vector<float> wv = random_values(n * k, uint32_t(k * 29 + n), 0.05f);
+                    const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), sc, "test.weight");
+                    for (size_t m : {127, 128, 129, 144, 275}) {
+                        const std::vector<float> xv = random_values(m * k, uint32_t(k + 5 * m + n), 1.5f);
+                        Q8Rows x;
+                        quantize_rows_q8(pool, xv.data(), m, k, k, sc, x);
+                        std::vector<float> ref(m * n, -1.f), y(m * n, -2.f);
+                        matmul_q8(pool, Q8Kernel::Portable, x, w, ref.data(), n);
+                        detail::matmul_q8_amx_emulated(pool, x, w, y.data(), n);
+                        if (!same_bits(y, ref))
+                            std::printf("FAIL amx emulation %s k=%zu n=%zu m=%zu threads=%d\n", q8_scheme_name(sc), k, n, m, threads);
+                        CHECK(same_bits(y, ref));
+                        ++compared;
+                        for (Q8Kernel kernel : kernels) {
+                            std::fill(y.begin(), y.end(), -2.f);
+                            matmul_q8(pool, kernel, x, w, y.data(), n);
+                            if (!same_bits(y, ref))
+                                std::printf("FAIL %s %s k=%zu n=%zu m=%zu threads=%d\n", q8_scheme_name(sc), q8_kernel_name(kernel), k, n, m,
+                                            threads);
+                            CHECK(same_bits(y, ref));
+                        }
+                    }
+                }
+    }
+    CHECK_EQ(compared, size_t(180));
+}
+
 TEST(the_simd_quantisation_of_activations_is_the_portable_one) {
     const bool avx512 = isa_supported(Isa::Avx512), avx2 = isa_supported(Isa::Avx2);
     if (!avx512) std::printf("note: the AVX-512 quantisation is not run here (this CPU lacks AVX-512)\n");
