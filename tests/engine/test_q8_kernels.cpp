@@ -230,13 +230,18 @@ TEST(the_simd_quantisation_of_activations_is_the_portable_one) {
     const bool avx512 = isa_supported(Isa::Avx512), avx2 = isa_supported(Isa::Avx2);
     if (!avx512) std::printf("note: the AVX-512 quantisation is not run here (this CPU lacks AVX-512)\n");
     if (!avx2) std::printf("note: the AVX2 quantisation is not run here (this CPU lacks AVX2)\n");
-    for (size_t k : {1, 15, 16, 17, 31, 32, 33, 100, 1000}) {
+    // Each k plain, then (k > 40) with a group of subnormals and one huge value, then with a NaN and
+    // with an infinity (the row's scale NaN, its bytes zero).
+    for (size_t k : {1, 15, 16, 17, 31, 32, 33, 100, 1000})
+      for (int variant = 0; variant < (k > 40 ? 4 : 1); ++variant) {
         std::vector<float> v = random_values(k, uint32_t(k), 3.f);
         v[k / 2] = 0.f;
-        if (k > 40) {
+        if (variant == 1) {
             for (size_t c = 32; c < 64; ++c) v[c] = 1e-39f * float(c % 3);  // subnormal: 127 / max is infinite, a zero group
             v[70] = 1e30f;
         }
+        if (variant == 2) v[k - 1] = std::nanf("");
+        if (variant == 3) v[40] = -INFINITY;
       for (Q8Scheme sc : kSchemes) {
         const size_t groups = q8_groups(k, sc);
         std::vector<int8_t> q1(groups * 32), q2(groups * 32);
@@ -256,14 +261,15 @@ TEST(the_simd_quantisation_of_activations_is_the_portable_one) {
             CHECK(b1 == b2);
             CHECK(std::memcmp(s1.data(), s2.data(), groups * sizeof(float)) == 0);
         }
-        if (k > 40 && sc == Q8Scheme::Groups) CHECK_EQ(s1[1], 0.f);
+        if (variant == 1 && sc == Q8Scheme::Groups) CHECK_EQ(s1[1], 0.f);
+        if (variant >= 2 && sc == Q8Scheme::Rows) CHECK(std::isnan(s1[0]) && std::all_of(q1.begin(), q1.end(), [](int8_t q) { return q == 0; }));
         if (sc == Q8Scheme::Rows) {
             int32_t sum = 0;
             for (int8_t q : q1) sum += q;
             CHECK_EQ(b1[0], -128 * sum);
         }
       }
-    }
+      }
 }
 
 TEST(a_nan_activation_shows_in_its_own_row_only) {

@@ -165,6 +165,24 @@ inline void q8_record(const Q8RowOut& out, size_t i, float amax, bool finite, in
 // scale. Ops' functions carry their own target attributes.
 template <typename Ops>
 void q8_quantize_row(const Ops& ops, size_t groups, Q8Scheme scheme, const Q8RowOut& out) {
+    // Ops that can take a whole row at once (row_max, quantize_row) do so for the rows scheme: the
+    // same maximum, the same bytes and the same exact sum, with one reduction per pass.
+    if constexpr (requires(float& a) {
+                      ops.row_max(groups, a);
+                      ops.quantize_row(groups, 1.f, out);
+                  }) {
+        if (scheme == Q8Scheme::Rows) {
+            float amax = 0.f;
+            const bool finite = ops.row_max(groups, amax);
+            const float inv = 127.f / amax;
+            int32_t sum = 0;
+            if (finite && amax > 0.f && std::isfinite(inv)) sum = ops.quantize_row(groups, inv, out);
+            else
+                for (size_t g = 0; g < groups; ++g) std::memset(out.at(g), 0, kQ8Group);
+            q8_record(out, 0, amax, finite, sum);
+            return;
+        }
+    }
     float row_amax = 0.f;
     bool row_finite = true;
     for (size_t g = 0; g < groups; ++g) {

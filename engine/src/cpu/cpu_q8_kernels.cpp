@@ -131,17 +131,44 @@ struct Avx512Ops {
         amax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
         return (_mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) | _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ)) == 0;
     }
-    CARBON_Q8_AVX512 int32_t quantize(size_t g, float inv, int8_t* q) const {
+    // Group g's values at inv, rounded and clamped, stored as bytes at q; their sums per lane.
+    CARBON_Q8_AVX512 __m512i quantize_lanes(size_t g, __m512 iv, int8_t* q) const {
         __mmask16 m0, m1;
         masks(g, m0, m1);
         const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
-        const __m512 iv = _mm512_set1_ps(inv);
         const __m512 v0 = _mm512_maskz_loadu_ps(m0, x + g * kQ8Group), v1 = _mm512_maskz_loadu_ps(m1, x + g * kQ8Group + 16);
         const __m512i q0 = _mm512_min_epi32(hi, _mm512_max_epi32(lo, _mm512_cvtps_epi32(_mm512_mul_ps(v0, iv))));
         const __m512i q1 = _mm512_min_epi32(hi, _mm512_max_epi32(lo, _mm512_cvtps_epi32(_mm512_mul_ps(v1, iv))));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtepi32_epi8(q0));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 16), _mm512_cvtepi32_epi8(q1));
-        return _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+        return _mm512_add_epi32(q0, q1);
+    }
+    CARBON_Q8_AVX512 int32_t quantize(size_t g, float inv, int8_t* q) const {
+        return _mm512_reduce_add_epi32(quantize_lanes(g, _mm512_set1_ps(inv), q));
+    }
+    // The rows scheme's two passes over the whole row with one reduction each (q8_quantize_row's
+    // fast path): the maximum is exact in any order and the int32 sum exact, so the same bits as
+    // group by group.
+    CARBON_Q8_AVX512 bool row_max(size_t groups, float& amax) const {
+        const __m512 big = _mm512_set1_ps(FLT_MAX);
+        __m512 m = _mm512_setzero_ps();
+        __mmask16 bad = 0;
+        for (size_t g = 0; g < groups; ++g) {
+            __mmask16 m0, m1;
+            masks(g, m0, m1);
+            const __m512 a0 = _mm512_abs_ps(_mm512_maskz_loadu_ps(m0, x + g * kQ8Group));
+            const __m512 a1 = _mm512_abs_ps(_mm512_maskz_loadu_ps(m1, x + g * kQ8Group + 16));
+            bad |= _mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) | _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ);
+            m = _mm512_max_ps(m, _mm512_max_ps(a0, a1));
+        }
+        amax = _mm512_reduce_max_ps(m);
+        return bad == 0;
+    }
+    CARBON_Q8_AVX512 int32_t quantize_row(size_t groups, float inv, const Q8RowOut& out) const {
+        const __m512 iv = _mm512_set1_ps(inv);
+        __m512i sum = _mm512_setzero_si512();
+        for (size_t g = 0; g < groups; ++g) sum = _mm512_add_epi32(sum, quantize_lanes(g, iv, out.at(g)));
+        return _mm512_reduce_add_epi32(sum);
     }
 };
 
