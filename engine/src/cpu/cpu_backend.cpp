@@ -445,10 +445,17 @@ void CpuBackend::forward(std::span<const ForwardItem> items, Head head, ForwardO
         norm_rows(L.ffn_norm, x_.data(), xn_.data(), T);
         linear(xn_.data(), T, H, L.w_gate, L.b_gate, gate_.data(), F);
         linear(xn_.data(), T, H, L.w_up, L.b_up, up_.data(), F, true);
-        pool_.parallel_for(T, 1, [&](size_t r0, size_t r1, int) {
-            for (size_t r = r0; r < r1; ++r) cpu::silu_mul(gate_.data() + r * F, up_.data() + r * F, F, isa_);
-        });
-        linear(gate_.data(), T, F, L.w_down, L.b_down, xn_.data(), H);
+        const auto silu_row = [&](size_t r) { cpu::silu_mul(gate_.data() + r * F, up_.data() + r * F, F, isa_); };
+        if (q8_kernel_) {
+            // With int8 weights each row's SiLU x up is quantised as soon as it is made (one pass,
+            // the row still in L1), so down's call reads the rows already quantised.
+            cpu::quantize_rows_q8(pool_, gate_.data(), T, F, F, q8_scheme_, q8_rows_, silu_row);
+        } else {
+            pool_.parallel_for(T, 1, [&](size_t r0, size_t r1, int) {
+                for (size_t r = r0; r < r1; ++r) silu_row(r);
+            });
+        }
+        linear(gate_.data(), T, F, L.w_down, L.b_down, xn_.data(), H, q8_kernel_.has_value());
         for (size_t e = 0; e < T * H; ++e) x_[e] += xn_[e];
     }
     for (size_t i = 0; i < items.size(); ++i) caches[i]->length = start[i] + items[i].tokens.size();

@@ -180,7 +180,8 @@ void quantize_row_q8_portable(const float* x, size_t k, size_t groups, Q8Scheme 
 
 }  // namespace detail
 
-void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Q8Scheme scheme, Q8Rows& out) {
+void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Q8Scheme scheme, Q8Rows& out,
+                      const std::function<void(size_t)>& prepare) {
     out.scheme = scheme;
     out.m = m;
     out.k = k;
@@ -201,6 +202,7 @@ void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, si
                 for (size_t g = 0; g < out.groups; ++g) std::memset(o.at(g), 0, kQ8Group);
                 continue;
             }
+            if (prepare) prepare(i);
             const float* xi = x + i * ldx;
             if (!(avx512 && detail::quantize_row_q8_avx512(xi, k, out.groups, scheme, o)) &&
                 !(avx2 && detail::quantize_row_q8_avx2(xi, k, out.groups, scheme, o)))

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstring>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "carbon/support/thread_pool.h"
@@ -119,7 +120,11 @@ struct Q8Rows {
     }
     size_t scale_index(size_t i, size_t g) const { return scheme == Q8Scheme::Rows ? i : i * groups + g; }
 };
-void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Q8Scheme scheme, Q8Rows& out);
+// `prepare(i)`, when given, is called for row i (i < m) just before the row is read, on the thread
+// that quantises it: a pass that makes the row (SiLU x up) fused with its quantisation, the row
+// still in L1 when read.
+void quantize_rows_q8(ThreadPool& pool, const float* x, size_t m, size_t ldx, size_t k, Q8Scheme scheme, Q8Rows& out,
+                      const std::function<void(size_t)>& prepare = {});
 
 // The kernels: portable C++ (the reference), AVX2, AVX-512 VNNI, and AMX-INT8 tiles (taken for
 // calls of at least kQ8AmxMinRows rows, the vector kernel below that; the bits are the same).
