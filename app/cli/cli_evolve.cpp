@@ -30,7 +30,7 @@ const char* kEvolveUsage = R"(usage: carbon-cli evolve --model DIR [--predictor 
              [--require-matrices FILE [--require-pvalue P] [--require-within FROM-TO]]
              [--plausibility W] [--proposals N [--seed S]] [--plausibility-model LM] [--tags T1,T2 [--free-tags]]
              [--batch N] --out TRAJECTORY.tsv [--project FILE [--project-wait SECONDS]]
-             [--backend auto|cpu|cuda] [--threads N] [--quiet]
+             [--backend auto|cpu|cuda] [--threads N] [--weights native|int8|q8_0] [--quiet]
   From the start sequence, each round predicts every single-base edit the template, the
   constraints and the budget allow (N positions may differ from the start) and keeps the best,
   if it raises the objective; it stops when no edit does, or after --rounds. The predictor is
@@ -71,7 +71,7 @@ int cmd_evolve(const std::vector<std::string>& argv) {
     Args a(argv,
            {"model", "predictor", "project", "start", "start-fasta", "objective", "budget", "rounds", "template", "context", "right-flank",
             "max-homopolymer", "forbid", "require-site", "gc", "rules", "forbid-matrices", "forbid-pvalue", "require-matrices", "require-pvalue", "require-within",
-            "batch", "out", "backend", "threads", "project-wait", "plausibility", "plausibility-model", "tags", "proposals", "seed"},
+            "batch", "out", "backend", "threads", "project-wait", "plausibility", "plausibility-model", "tags", "proposals", "seed", "weights"},
            {"quiet", "free-tags"});
     if ((a.get("plausibility-model") || a.get("tags")) && !a.get("plausibility") && !a.get("proposals"))
         throw Error("--plausibility-model and --tags are the language model of --plausibility W or --proposals N: give one of them");

@@ -19,7 +19,7 @@ namespace carbon::cli {
 namespace {
 
 const char* kPredictUsage = R"(usage: carbon-cli predict --model DIR [--predictor FILE.json | --project FILE --predictor NAME] --in FILE.fasta [--out FILE.tsv]
-             [--batch N] [--backend auto|cpu|cuda] [--threads N] [--quiet]
+             [--batch N] [--backend auto|cpu|cuda] [--threads N] [--weights native|int8|q8_0] [--quiet]
   With --predictor, DIR is the model the predictor was fitted on (carbon-cli predictor fit; any
   other model is refused) and each value is in the table's units, its held-out accuracy in the
   '##output' lines. Without it:
@@ -28,13 +28,17 @@ const char* kPredictUsage = R"(usage: carbon-cli predict --model DIR [--predicto
   DNA tag mode, reverse-complement averaging and the label transform, so values are in the
   measured units where the recipe scaled them. TSV (stdout without --out): '#' lines saying the
   model, the recipe and each output's units, then name, length and one column per output.
+  --weights int8: the model's projections quantised to int8 at load (as carbon-cli generate):
+  faster on a CPU with AMX or VNNI, the values moved by int8's rounding (docs/predict.md says by
+  how much). A fitted predictor records the weights it was fitted with; its held-out accuracy
+  is said to be measured under those when they differ.
 )";
 
 }  // namespace
 
 int cmd_predict(const std::vector<std::string>& argv) {
     if (wants_help(argv, kPredictUsage)) return 0;
-    Args a(argv, {"model", "predictor", "project", "in", "out", "batch", "backend", "threads"}, {"quiet"});
+    Args a(argv, {"model", "predictor", "project", "in", "out", "batch", "backend", "threads", "weights"}, {"quiet"});
     const std::string in = a.required("in");
     const std::vector<FastaRecord> recs = read_fasta(in);
     const size_t batch = size_t(a.integer("batch", 16, 1, 4096));

@@ -47,7 +47,7 @@ const char* kPredictorUsage = R"(usage: carbon-cli predictor fit --model DIR --t
              (--out PREDICTOR.json | --project FILE [--name NAME] [--project-wait S])
              [--embedding both|dna-end|dna-mean] [--strands forward|average]
              [--folds K] [--seed S] [--batch N] [--cv-out FILE.tsv] [--embeddings-out FILE.npy]
-             [--backend auto|cpu|cuda] [--threads N] [--quiet]
+             [--backend auto|cpu|cuda] [--threads N] [--weights native|int8|q8_0] [--quiet]
   Fits a predictor of the table's measurements to frozen embeddings of DIR's model: ridge
   regression per condition on standardised features, the penalty chosen by leave-one-out error,
   and the accuracy measured by K-fold cross-validation of the whole fit (default 5 folds).
@@ -61,6 +61,9 @@ const char* kPredictorUsage = R"(usage: carbon-cli predictor fit --model DIR --t
   extension), for carbon-cli predict --project FILE --predictor NAME and the application.
   --cv-out: each measured sequence's held-out prediction (name, condition, fold, measured,
   predicted). --embeddings-out: the embeddings fitted to, as a NumPy float64 array [rows, width].
+  --weights: the weights the embeddings are computed with (as carbon-cli generate; int8 embeds
+  faster on a CPU with AMX or VNNI). The predictor records them; applied under other weights of
+  the same model, its held-out accuracy is said to be measured under the ones it was fitted with.
 )";
 
 void write_npy(OutputFile& out, const Embeddings& e, size_t rows) {
@@ -80,7 +83,7 @@ void write_npy(OutputFile& out, const Embeddings& e, size_t rows) {
 
 int predictor_fit(const std::vector<std::string>& argv) {
     Args a(argv, {"model", "table", "sequences", "out", "embedding", "strands", "folds", "seed", "batch", "cv-out", "embeddings-out",
-                  "backend", "threads", "project", "project-wait", "name"},
+                  "backend", "threads", "project", "project-wait", "name", "weights"},
            {"quiet"});
     const std::string table_path = a.required("table");
     const std::optional<ProjectTarget> project = project_target(a);

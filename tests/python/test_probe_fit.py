@@ -245,6 +245,37 @@ def main():
                         "--backend", "cpu", "--quiet"], capture_output=True, text=True)
     check(p.returncode == 1 and "conditions[0].coef" in p.stderr and "entries" in p.stderr, f"a short coef list: {p.returncode} {p.stderr[-300:]}")
 
+    # The weights the embeddings were computed with are part of the provenance: native above; a fit
+    # on int8 embeddings says int8, applies under native weights with its held-out figures said to
+    # be int8's, and under int8 without that note. A file from before the field reads as native;
+    # an unknown value is refused by name.
+    check(probe["model"].get("weights") == "native", f"the fit's weights: {probe['model']}")
+    int8_path = os.path.join(d, "predictor-int8.json")
+    run([CLI, "predictor", "fit", "--model", model, "--table", table, "--sequences", fasta, "--out", int8_path,
+         "--weights", "int8", "--backend", "cpu", "--quiet"])
+    check(json.load(open(int8_path))["model"]["weights"] == "int8", "a fit with --weights int8 does not record int8")
+    for weights, noted in (("native", True), ("int8", False)):
+        out = os.path.join(d, f"pred-int8-probe-{weights}.tsv")
+        run([CLI, "predict", "--model", model, "--predictor", int8_path, "--in", qfa, "--out", out, "--weights", weights, "--backend", "cpu",
+             "--quiet"])
+        said = "measured with int8 weights; these predictions use native" in open(out).read()
+        check(said == noted, f"predicting under {weights} weights with an int8 fit: the note {'missing' if noted else 'wrongly there'}")
+    old = dict(probe)
+    old["model"] = {k: v for k, v in probe["model"].items() if k != "weights"}
+    old_path = os.path.join(d, "predictor-old.json")
+    json.dump(old, open(old_path, "w"))
+    out = os.path.join(d, "pred-old.tsv")
+    run([CLI, "predict", "--model", model, "--predictor", old_path, "--in", qfa, "--out", out, "--backend", "cpu", "--quiet"])
+    check("measured with" not in open(out).read(), "a predictor file without model.weights is not read as native")
+    odd = dict(probe)
+    odd["model"] = dict(probe["model"], weights="fp4")
+    odd_path = os.path.join(d, "predictor-fp4.json")
+    json.dump(odd, open(odd_path, "w"))
+    p = subprocess.run([CLI, "predict", "--model", model, "--predictor", odd_path, "--in", qfa, "--out", os.path.join(d, "pred-fp4.tsv"),
+                        "--backend", "cpu", "--quiet"], capture_output=True, text=True)
+    check(p.returncode == 1 and "model.weights" in p.stderr and "fp4" in p.stderr and not os.path.exists(os.path.join(d, "pred-fp4.tsv")),
+          f"an unknown model.weights: {p.returncode} {p.stderr[-300:]}")
+
     # In a project: stored by name with its provenance, listed, predicting exactly as the file does.
     project = os.path.join(d, "lab.carbon")
     for ext in ("", "-wal", "-shm"):

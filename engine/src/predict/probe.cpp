@@ -48,10 +48,13 @@ Predictions ProbePredictor::predict_near(std::string_view reference, std::span<c
 
 Predictions ProbePredictor::from_embeddings(const Embeddings& e) const {
     Predictions p;
+    const std::string weights_note = model_.weights() == probe_.weights ? std::string()
+                                                                          : ", measured with " + probe_.weights +
+                                                                                " weights; these predictions use " + model_.weights();
     for (size_t c = 0; c < probe_.conditions.size(); ++c) {
         p.outputs.push_back(probe_.conditions[c].name);
         p.measured_units.push_back(true);
-        p.held_out.push_back(probe_.held_out(c));
+        p.held_out.push_back(probe_.held_out(c) + weights_note);
     }
     p.tokens_forwarded = e.tokens_forwarded;
     if (e.cancelled) {

@@ -72,7 +72,7 @@ std::string probe_to_json(const Probe& p) {
     j["version"] = Probe::kFormatVersion;
     j["created"] = p.created;
     j["engine_version"] = p.engine_version;
-    j["model"] = {{"path", p.model_path}, {"fingerprint", p.model_fingerprint}, {"hidden_size", p.hidden_size}};
+    j["model"] = {{"path", p.model_path}, {"fingerprint", p.model_fingerprint}, {"hidden_size", p.hidden_size}, {"weights", p.weights}};
     j["embedding"] = {{"pool", p.embedding.pool_name()}, {"strands", p.embedding.strands_name()}, {"recipe", p.embedding.describe()}};
     j["table"] = {{"path", p.table_path}, {"hash", p.table_hash}, {"rows", p.row_names}};
     j["cross_validation"] = {{"folds", p.folds}, {"seed", p.fold_seed}};
@@ -125,6 +125,10 @@ Probe probe_from_json(std::string_view text, const std::string& source) {
     p.model_fingerprint = r.str(model, "fingerprint", "model.");
     p.hidden_size = r.count(model, "hidden_size", "model.", kMaxWidth);
     if (p.hidden_size == 0) r.fail("model.hidden_size", "must be positive");
+    // Files written before the weights were recorded were fitted on the stored weights.
+    p.weights = model.contains("weights") ? r.str(model, "weights", "model.") : "native";
+    if (p.weights != "native" && p.weights != "int8" && p.weights != "q8_0")
+        r.fail("model.weights", "must be native, int8 or q8_0 (the file says '" + visible_text(p.weights, 20) + "')");
     const json& emb = r.at(j, "embedding", "");
     p.embedding.pool = EmbeddingRecipe::parse_pool(r.str(emb, "pool", "embedding."), source + ": embedding.pool");
     p.embedding.rc_average = EmbeddingRecipe::parse_strands(r.str(emb, "strands", "embedding."), source + ": embedding.strands");

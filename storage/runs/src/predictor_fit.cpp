@@ -46,6 +46,7 @@ PredictorFit fit_predictor(Model& model, const storage::MeasurementTable& table,
     provenance.model_path = std::filesystem::absolute(model.checkpoint().dir()).string();
     provenance.model_fingerprint = model_fingerprint(model.checkpoint().dir());
     provenance.hidden_size = size_t(model.config().hidden_size);
+    provenance.weights = model.weights();
     provenance.embedding = request.recipe;
     provenance.created = storage::utc_now_iso8601();
     provenance.engine_version = CARBON_VERSION;

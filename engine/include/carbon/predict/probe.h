@@ -55,6 +55,10 @@ struct Probe {
     static constexpr int kFormatVersion = 1;
     std::string model_path, model_fingerprint;
     size_t hidden_size = 0;
+    // The weights the embeddings were computed with (Model::weights(): native, int8 or q8_0). The
+    // probe applies under other weights of the same model, its held-out figures then said to be
+    // measured under these.
+    std::string weights = "native";
     EmbeddingRecipe embedding;
     std::string table_path, table_hash;
     std::vector<std::string> row_names;  // the table's sequences, in its order
