@@ -11,7 +11,7 @@ in one run:
         cross_val_predict(PredefinedSplit(our folds)); load, embedding and fitting timed apart.
 
     python3 tests/bench/bench_probe_fit.py --cli build/bin/carbon-cli --work /tmp/bench-fit \
-        [--preset carbon-500m] [--threads 2] [--count 2000] [--length 200] [--batch 16]
+        [--preset carbon-500m] [--threads 2] [--count 2000] [--length 200] [--batch 16] [--weights native|int8]
 
 The model: `carbon-cli make-test-model --preset PRESET` (random bf16 weights, the real shape). The
 table: --count random sequences of --length bases, two conditions (values drawn at random: the
@@ -36,7 +36,7 @@ from carbon_testlib import bench_arguments, bench_model, cpu_flags, padded_batch
 
 
 def main():
-    a = bench_arguments(count=(int, 2000), length=(int, 200))
+    a = bench_arguments(count=(int, 2000), length=(int, 200), weights=(str, "native"))
     torch.set_num_threads(a.threads)
     lm = bench_model(a)
     rng = random.Random(1)
@@ -50,7 +50,7 @@ def main():
     out = os.path.join(a.work, "predictor.json")
     t0 = time.perf_counter()
     p = subprocess.run([a.cli, "predictor", "fit", "--model", lm, "--table", table, "--out", out, "--embedding", "both", "--batch",
-                        str(a.batch), "--threads", str(a.threads), "--quiet"], capture_output=True, text=True, check=True)
+                        str(a.batch), "--threads", str(a.threads), "--weights", a.weights, "--quiet"], capture_output=True, text=True, check=True)
     ours_s = time.perf_counter() - t0
     line = p.stdout.splitlines()[0]
     ours_embed = float(line.split("embedding ")[1].split(" s")[0])
@@ -82,7 +82,7 @@ def main():
     t_fit = time.perf_counter() - t0
     peer_s = t_load + t_embed + t_fit
     print(json.dumps({
-        "preset": a.preset, "sequences": a.count, "length": a.length, "threads": a.threads, "batch": a.batch,
+        "preset": a.preset, "weights": a.weights, "sequences": a.count, "length": a.length, "threads": a.threads, "batch": a.batch,
         "width": X.shape[1], "conditions": len(probe["conditions"]), "folds": probe["cross_validation"]["folds"],
         "ours_s": round(ours_s, 2), "ours_embedding_s": ours_embed, "ours_fitting_s": ours_fit,
         "transformers_sklearn_s": round(peer_s, 2), "peer_load_s": round(t_load, 2), "peer_embedding_s": round(t_embed, 2),
