@@ -161,6 +161,25 @@ TEST(every_kernel_gives_the_reference_bits) {
     CHECK(compared >= 960);
 }
 
+// m seeded random activation rows against w: the portable reference, and whether the AMX-INT8
+// kernel on the tile emulation gives its bits (the rows kept for the other kernels).
+struct EmulatedCase {
+    Q8Rows x;
+    std::vector<float> ref;
+    bool same = false;
+};
+EmulatedCase emulated_against_reference(ThreadPool& pool, const Q8Matrix& w, size_t m, size_t k, uint32_t seed) {
+    EmulatedCase c;
+    const std::vector<float> xv = random_values(m * k, seed, 1.5f);
+    quantize_rows_q8(pool, xv.data(), m, k, k, w.scheme, c.x);
+    c.ref.assign(m * w.rows, -1.f);
+    std::vector<float> y(m * w.rows, -2.f);
+    matmul_q8(pool, Q8Kernel::Portable, c.x, w, c.ref.data(), w.rows);
+    detail::matmul_q8_amx_emulated(pool, c.x, w, y.data(), w.rows);
+    c.same = same_bits(y, c.ref);
+    return c;
+}
+
 TEST(the_amx_int8_kernel_on_the_tile_emulation_gives_the_reference_bits) {
     // Any CPU: the tiles' indexing (row blocks and panel pairs, odd counts of each, ragged rows and
     // columns, the group stride of A, the biases and scales of the right rows) against the reference.
@@ -173,14 +192,9 @@ TEST(the_amx_int8_kernel_on_the_tile_emulation_gives_the_reference_bits) {
               for (Q8Scheme sc : kSchemes) {
                 const std::vector<float> wv = random_values(n * k, uint32_t(k * 17 + n), 0.05f);
                 const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), sc, "test.weight");
-                const std::vector<float> xv = random_values(m * k, uint32_t(k + 3 * m + n), 1.5f);
-                Q8Rows x;
-                quantize_rows_q8(pool, xv.data(), m, k, k, sc, x);
-                std::vector<float> ref(m * n, -1.f), y(m * n, -2.f);
-                matmul_q8(pool, Q8Kernel::Portable, x, w, ref.data(), n);
-                detail::matmul_q8_amx_emulated(pool, x, w, y.data(), n);
-                if (!same_bits(y, ref)) std::printf("FAIL amx emulation %s k=%zu n=%zu m=%zu\n", q8_scheme_name(sc), k, n, m);
-                CHECK(same_bits(y, ref));
+                const EmulatedCase c = emulated_against_reference(pool, w, m, k, uint32_t(k + 3 * m + n));
+                if (!c.same) std::printf("FAIL amx emulation %s k=%zu n=%zu m=%zu\n", q8_scheme_name(sc), k, n, m);
+                CHECK(c.same);
                 ++compared;
             }
     CHECK_EQ(compared, size_t(240));
@@ -202,23 +216,18 @@ TEST(batches_past_a_row_chunk_give_the_reference_bits_on_any_thread_count) {
                     const std::vector<float> wv = random_values(n * k, uint32_t(k * 29 + n), 0.05f);
                     const Q8Matrix w = quantize_q8(pool, f32_matrix(wv, n, k), sc, "test.weight");
                     for (size_t m : {127, 128, 129, 144, 275}) {
-                        const std::vector<float> xv = random_values(m * k, uint32_t(k + 5 * m + n), 1.5f);
-                        Q8Rows x;
-                        quantize_rows_q8(pool, xv.data(), m, k, k, sc, x);
-                        std::vector<float> ref(m * n, -1.f), y(m * n, -2.f);
-                        matmul_q8(pool, Q8Kernel::Portable, x, w, ref.data(), n);
-                        detail::matmul_q8_amx_emulated(pool, x, w, y.data(), n);
-                        if (!same_bits(y, ref))
+                        const EmulatedCase c = emulated_against_reference(pool, w, m, k, uint32_t(k + 5 * m + n));
+                        if (!c.same)
                             std::printf("FAIL amx emulation %s k=%zu n=%zu m=%zu threads=%d\n", q8_scheme_name(sc), k, n, m, threads);
-                        CHECK(same_bits(y, ref));
+                        CHECK(c.same);
                         ++compared;
                         for (Q8Kernel kernel : kernels) {
-                            std::fill(y.begin(), y.end(), -2.f);
-                            matmul_q8(pool, kernel, x, w, y.data(), n);
-                            if (!same_bits(y, ref))
+                            std::vector<float> y(m * n, -2.f);
+                            matmul_q8(pool, kernel, c.x, w, y.data(), n);
+                            if (!same_bits(y, c.ref))
                                 std::printf("FAIL %s %s k=%zu n=%zu m=%zu threads=%d\n", q8_scheme_name(sc), q8_kernel_name(kernel), k, n, m,
                                             threads);
-                            CHECK(same_bits(y, ref));
+                            CHECK(same_bits(y, c.ref));
                         }
                     }
                 }
