@@ -95,7 +95,7 @@ CudaBackend::CudaBackend(std::unique_ptr<Device> device, const Checkpoint& ckpt,
     }
     for (PinnedMemory* m : {&tables_host_, &logits_host_, &bad_ids_host_, &fns_in_host_, &fns_out_host_}) m->bind(*dev_);
     if (int8_ && opt.int8_gemm) probe_int8_gemm();
-    if (int8_ && !opt.int8_gemm) int8_gemm_note_ = "not asked for";
+    if (int8_ && !opt.int8_gemm) int8_gemm_note_ = "the int8 GEMM was switched off (CudaBackendOptions::int8_gemm)";
 }
 
 // cuBLASLt's int8 GEMM (IMMA kernels in the regular layout) is asked for once, on a small product
@@ -127,7 +127,7 @@ void CudaBackend::probe_int8_gemm() {
     } catch (const Error& e) {
         dev_->stream_synchronize(stream_);
         int8_gemm_ = false;
-        int8_gemm_note_ = e.what();
+        int8_gemm_note_ = std::string("cuBLASLt took no int8 GEMM: ") + e.what();
     }
 }
 
@@ -147,7 +147,7 @@ std::string CudaBackend::describe() const {
     if (i.compute_major) os << " (sm_" << i.compute_major << i.compute_minor << ")";
     if (int8_)
         os << ", int8 weights (one scale per output row, activations per row, from the checkpoint's " << dtype_name(w_type_)
-           << "; prefill through " << (int8_gemm_ ? "cuBLASLt's int8 GEMM" : "gemv_int8, as cuBLASLt took no int8 GEMM: " + int8_gemm_note_)
+           << "; prefill through " << (int8_gemm_ ? "cuBLASLt's int8 GEMM" : "gemv_int8 (" + int8_gemm_note_ + ")")
            << "), fp32 activations elsewhere, " << dtype_name(kv_type_) << " KV cache";
     else
         os << ", " << dtype_name(w_type_) << " weights, fp32 activations, " << dtype_name(kv_type_) << " KV cache";
