@@ -43,13 +43,14 @@ def main():
                         "--quiet"], check=True, capture_output=True)
         return time.perf_counter() - t0
 
-    ours, edits, loads = {}, {}, {}
+    ours, edits, loads, predicted = {}, {}, {}, {}
     for weights in a.weights.split(","):
         loads[weights] = engine(0, weights)
         ours[weights] = engine(1, weights) - loads[weights]
         rows = [l.rstrip("\n").split("\t") for l in open(traj) if not l.startswith("#")]
         last = dict(zip(rows[0], rows[-1]))
         edits[weights] = last.get("edit")
+        predicted[weights] = int(last.get("candidates", 0))  # the round's candidates the engine predicted
 
     model = LlamaForSequenceClassification.from_pretrained(best, dtype=torch.bfloat16).eval()
     pad = model.config.pad_token_id
@@ -71,7 +72,7 @@ def main():
     top = max(range(len(cands)), key=lambda k: scores[k])
     i, b, c, _ = cands[top]
     print(json.dumps({
-        "preset": a.preset, "length": a.length, "candidates": len(cands), "threads": a.threads, "batch": a.batch,
+        "preset": a.preset, "length": a.length, "candidates": len(cands), "engine_candidates": predicted, "threads": a.threads, "batch": a.batch,
         "engine_round_s": {w: round(t, 2) for w, t in ours.items()}, "engine_start_and_load_s": {w: round(t, 2) for w, t in loads.items()},
         "transformers_bf16_round_s": round(peer_s, 2), "speedup": {w: round(peer_s / t, 2) for w, t in ours.items()},
         "engine_candidates_per_s": {w: round(len(cands) / t, 1) for w, t in ours.items()},

@@ -15,7 +15,7 @@ reverse), then * scale + center. Criteria:
 - bfloat16 checkpoint: the fp32 kernels against transformers in float32 on the same (upcast)
   weights, the same 1e-4; the default kernels (bf16 matmul inputs on CPUs with AVX-512 BF16 or
   AMX) within 0.05 * (max |transformers| + 1);
-- float32 checkpoint with --weights int8 (the CPU backend): Pearson r with transformers at least
+- float32 checkpoint with --weights int8 (on the backend under test): Pearson r with transformers at least
   0.995 per output and every difference within 0.2 of the output's spread across the sequences;
 - a checkpoint whose pad_token_id is </dna>'s: transformers then reads the last 6-mer, and so must
   we (the same 1e-4);
